@@ -1,0 +1,407 @@
+/*
+ * AVX-512 kernels (F + BW + VL + DQ; this file is compiled with exactly those flags, and
+ * cpu.c checks each one). One line per kernel at the bottom; the per-type primitives above it.
+ *
+ * Each kernel comes in two forms that differ only in the tail (the last < 64 bytes):
+ *   vred_<op>_<type>_avx512          masked loads/stores (byte-granular AVX512BW masks)
+ *   vred_<op>_<type>_avx512_cascade  the first paper's cascade: the AVX2 kernel takes the rest
+ *                                    (256 bits, then SSE4.1's 128, then a scalar Duff's device)
+ * dispatch keeps the faster one (docs/kernels.md has the measurement); VRED_TAIL overrides.
+ */
+#include <immintrin.h>
+#include "kernel.h"
+#include "simd_body.h"
+
+#define LD512(p) _mm512_loadu_si512((const void *)(p))
+#define ST512(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define ST256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+
+static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull : (1ull << bytes) - 1; }
+
+/* Kernel over 512-bit vectors of T, in both tail forms. */
+#define AVX512_BINARY(name, cascade_name, lower, T, OP)                                         \
+    VRED_KERNEL_DECL(lower);                                                                    \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                               \
+    {                                                                                           \
+        const T *a = a_, *b = b_;                                                               \
+        T *o = o_;                                                                              \
+        size_t i = 0;                                                                           \
+        VRED_SIMD_LOOP(T, __m512i, LD512, ST512, OP, a, b, o, n, i);                            \
+        if (i < n) {                                                                            \
+            __mmask64 m = bytes_mask64((n - i) * sizeof(T));                                    \
+            __m512i x = _mm512_maskz_loadu_epi8(m, a + i), y = _mm512_maskz_loadu_epi8(m, b + i); \
+            _mm512_mask_storeu_epi8(o + i, m, OP(x, y));                                        \
+        }                                                                                       \
+    }                                                                                           \
+    void cascade_name(const void *a_, const void *b_, void *o_, size_t n)                       \
+    {                                                                                           \
+        const T *a = a_, *b = b_;                                                               \
+        T *o = o_;                                                                              \
+        size_t i = 0;                                                                           \
+        VRED_SIMD_LOOP(T, __m512i, LD512, ST512, OP, a, b, o, n, i);                            \
+        if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
+    }
+
+/* Half-precision kernels: 16 halves (256 bits) widen to one 512-bit float vector. */
+#define AVX512_HALF(name, cascade_name, lower, OP)                                              \
+    VRED_KERNEL_DECL(lower);                                                                    \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                               \
+    {                                                                                           \
+        const uint16_t *a = a_, *b = b_;                                                        \
+        uint16_t *o = o_;                                                                       \
+        size_t i = 0;                                                                           \
+        VRED_SIMD_LOOP(uint16_t, __m256i, LD256, ST256, OP, a, b, o, n, i);                     \
+        if (i < n) {                                                                            \
+            __mmask32 m = (__mmask32)bytes_mask64((n - i) * 2);                                 \
+            __m256i x = _mm256_maskz_loadu_epi8(m, a + i), y = _mm256_maskz_loadu_epi8(m, b + i); \
+            _mm256_mask_storeu_epi8(o + i, m, OP(x, y));                                        \
+        }                                                                                       \
+    }                                                                                           \
+    void cascade_name(const void *a_, const void *b_, void *o_, size_t n)                       \
+    {                                                                                           \
+        const uint16_t *a = a_, *b = b_;                                                        \
+        uint16_t *o = o_;                                                                       \
+        size_t i = 0;                                                                           \
+        VRED_SIMD_LOOP(uint16_t, __m256i, LD256, ST256, OP, a, b, o, n, i);                     \
+        if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
+    }
+
+/* ---- primitives: x is `in`, y is `inout` --------------------------------------------------- */
+#define PS(v) _mm512_castsi512_ps(v)
+#define PD(v) _mm512_castsi512_pd(v)
+#define SI(v) _Generic((v), __m512: _mm512_castps_si512, __m512d: _mm512_castpd_si512)(v)
+
+/* Integer ops commute; MAX/MIN on floats put y first so that MAXPS(y, x) = y > x ? y : x. */
+#define INT_OP(fname, intrin) \
+    static inline __m512i fname(__m512i x, __m512i y) { return intrin(y, x); }
+INT_OP(max_i8, _mm512_max_epi8)
+INT_OP(max_u8, _mm512_max_epu8)
+INT_OP(max_i16, _mm512_max_epi16)
+INT_OP(max_u16, _mm512_max_epu16)
+INT_OP(max_i32, _mm512_max_epi32)
+INT_OP(max_u32, _mm512_max_epu32)
+INT_OP(max_i64, _mm512_max_epi64)
+INT_OP(max_u64, _mm512_max_epu64)
+INT_OP(min_i8, _mm512_min_epi8)
+INT_OP(min_u8, _mm512_min_epu8)
+INT_OP(min_i16, _mm512_min_epi16)
+INT_OP(min_u16, _mm512_min_epu16)
+INT_OP(min_i32, _mm512_min_epi32)
+INT_OP(min_u32, _mm512_min_epu32)
+INT_OP(min_i64, _mm512_min_epi64)
+INT_OP(min_u64, _mm512_min_epu64)
+INT_OP(sum_u8, _mm512_add_epi8)
+INT_OP(sum_u16, _mm512_add_epi16)
+INT_OP(sum_u32, _mm512_add_epi32)
+INT_OP(sum_u64, _mm512_add_epi64)
+INT_OP(prod_u16, _mm512_mullo_epi16)
+INT_OP(prod_u32, _mm512_mullo_epi32)
+INT_OP(prod_u64, _mm512_mullo_epi64)
+INT_OP(band_u8, _mm512_and_si512)
+INT_OP(bor_u8, _mm512_or_si512)
+INT_OP(bxor_u8, _mm512_xor_si512)
+
+/* No 8-bit multiply: even bytes from a 16-bit multiply, odd bytes from one of the shifted halves. */
+static inline __m512i prod_u8(__m512i x, __m512i y)
+{
+    __m512i even = _mm512_mullo_epi16(x, y);
+    __m512i odd = _mm512_mullo_epi16(_mm512_srli_epi16(x, 8), _mm512_srli_epi16(y, 8));
+    return _mm512_mask_blend_epi8(0xaaaaaaaaaaaaaaaaull, even, _mm512_slli_epi16(odd, 8));
+}
+
+/* Logical ops: non-zero tests into masks, combine, then 0/1 per element. */
+#define LOGICAL_OP(fname, bits, MASKOP)                                                         \
+    static inline __m512i fname(__m512i x, __m512i y)                                           \
+    {                                                                                           \
+        __mmask64 kx = _mm512_test_epi##bits##_mask(x, x), ky = _mm512_test_epi##bits##_mask(y, y); \
+        return _mm512_maskz_mov_epi##bits(MASKOP(kx, ky), _mm512_set1_epi##bits(1));            \
+    }
+#define K_AND(a, b) ((a) & (b))
+#define K_OR(a, b) ((a) | (b))
+#define K_XOR(a, b) ((a) ^ (b))
+LOGICAL_OP(land_u8, 8, K_AND)
+LOGICAL_OP(land_u16, 16, K_AND)
+LOGICAL_OP(land_u32, 32, K_AND)
+LOGICAL_OP(land_u64, 64, K_AND)
+LOGICAL_OP(lor_u8, 8, K_OR)
+LOGICAL_OP(lor_u16, 16, K_OR)
+LOGICAL_OP(lor_u32, 32, K_OR)
+LOGICAL_OP(lor_u64, 64, K_OR)
+LOGICAL_OP(lxor_u8, 8, K_XOR)
+LOGICAL_OP(lxor_u16, 16, K_XOR)
+LOGICAL_OP(lxor_u32, 32, K_XOR)
+LOGICAL_OP(lxor_u64, 64, K_XOR)
+
+static inline __m512i max_f32(__m512i x, __m512i y) { return SI(_mm512_max_ps(PS(y), PS(x))); }
+static inline __m512i min_f32(__m512i x, __m512i y) { return SI(_mm512_min_ps(PS(y), PS(x))); }
+static inline __m512i sum_f32(__m512i x, __m512i y) { return SI(_mm512_add_ps(PS(x), PS(y))); }
+static inline __m512i prod_f32(__m512i x, __m512i y) { return SI(_mm512_mul_ps(PS(x), PS(y))); }
+static inline __m512i max_f64(__m512i x, __m512i y) { return SI(_mm512_max_pd(PD(y), PD(x))); }
+static inline __m512i min_f64(__m512i x, __m512i y) { return SI(_mm512_min_pd(PD(y), PD(x))); }
+static inline __m512i sum_f64(__m512i x, __m512i y) { return SI(_mm512_add_pd(PD(x), PD(y))); }
+static inline __m512i prod_f64(__m512i x, __m512i y) { return SI(_mm512_mul_pd(PD(x), PD(y))); }
+
+/* Complex product without FMA (the build uses -ffp-contract=off), so every rounding matches the
+ * scalar re = xr*yr - xi*yi, im = xr*yi + xi*yr. */
+static inline __m512i prod_c32(__m512i x, __m512i y)
+{
+    __m512 t1 = _mm512_mul_ps(PS(x), _mm512_moveldup_ps(PS(y)));                    /* xr*yr, xi*yr */
+    __m512 t2 = _mm512_mul_ps(_mm512_permute_ps(PS(x), 0xb1), _mm512_movehdup_ps(PS(y))); /* xi*yi, xr*yi */
+    return SI(_mm512_mask_sub_ps(_mm512_add_ps(t1, t2), 0x5555, t1, t2));
+}
+static inline __m512i prod_c64(__m512i x, __m512i y)
+{
+    __m512d t1 = _mm512_mul_pd(PD(x), _mm512_movedup_pd(PD(y)));
+    __m512d t2 = _mm512_mul_pd(_mm512_permute_pd(PD(x), 0x55), _mm512_unpackhi_pd(PD(y), PD(y)));
+    return SI(_mm512_mask_sub_pd(_mm512_add_pd(t1, t2), 0x55, t1, t2));
+}
+
+/* MAXLOC/MINLOC on {32-bit value, int32 index} pairs: value lanes are even, index lanes odd. */
+static inline __m512i loc_pick(__m512i x, __m512i y, __mmask16 take_x, __mmask16 equal)
+{
+    take_x &= 0x5555;
+    equal &= 0x5555;
+    __m512i r = _mm512_mask_blend_epi32((__mmask16)(take_x | (take_x << 1)), y, x);
+    return _mm512_mask_min_epi32(r, (__mmask16)(equal << 1), x, y);
+}
+static inline __m512i maxloc_float_int(__m512i x, __m512i y)
+{
+    return loc_pick(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_GT_OQ),
+                    _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ));
+}
+static inline __m512i minloc_float_int(__m512i x, __m512i y)
+{
+    return loc_pick(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_LT_OQ),
+                    _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ));
+}
+static inline __m512i maxloc_2int(__m512i x, __m512i y)
+{
+    return loc_pick(x, y, _mm512_cmpgt_epi32_mask(x, y), _mm512_cmpeq_epi32_mask(x, y));
+}
+static inline __m512i minloc_2int(__m512i x, __m512i y)
+{
+    return loc_pick(x, y, _mm512_cmplt_epi32_mask(x, y), _mm512_cmpeq_epi32_mask(x, y));
+}
+
+/* Half precision. bf16 widens by a shift; it narrows with an integer round-to-nearest-even
+ * rather than VCVTNEPS2BF16, which flushes subnormals (the scalar reference keeps them). */
+static inline __m512 widen_bf16(__m256i h) { return PS(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)); }
+static inline __m256i narrow_bf16(__m512 f)
+{
+    __m512i x = SI(f);
+    __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(x, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
+    __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+    r = _mm512_mask_or_epi32(r, nan, x, _mm512_set1_epi32(0x00400000)); /* quiet, untruncated */
+    return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
+}
+static inline __m512 widen_f16(__m256i h) { return _mm512_cvtph_ps(h); }
+static inline __m256i narrow_f16(__m512 f) { return _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
+#define HALF_ARITH(fname, WIDEN, NARROW, FOP)                                                   \
+    static inline __m256i fname(__m256i x, __m256i y) { return NARROW(FOP(WIDEN(x), WIDEN(y))); }
+#define HALF_CMP(fname, WIDEN, PRED)                                                            \
+    static inline __m256i fname(__m256i x, __m256i y)                                           \
+    {                                                                                           \
+        return _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(WIDEN(y), WIDEN(x), PRED), x, y);     \
+    }
+HALF_ARITH(sum_bf16, widen_bf16, narrow_bf16, _mm512_add_ps)
+HALF_ARITH(prod_bf16, widen_bf16, narrow_bf16, _mm512_mul_ps)
+HALF_CMP(max_bf16, widen_bf16, _CMP_GT_OQ)
+HALF_CMP(min_bf16, widen_bf16, _CMP_LT_OQ)
+HALF_ARITH(sum_f16, widen_f16, narrow_f16, _mm512_add_ps)
+HALF_ARITH(prod_f16, widen_f16, narrow_f16, _mm512_mul_ps)
+HALF_CMP(max_f16, widen_f16, _CMP_GT_OQ)
+HALF_CMP(min_f16, widen_f16, _CMP_LT_OQ)
+
+/* ---- the kernels --------------------------------------------------------------------------- */
+AVX512_BINARY(vred_max_i8_avx512, vred_max_i8_avx512_cascade, vred_max_i8_avx2, int8_t, max_i8)
+AVX512_BINARY(vred_max_u8_avx512, vred_max_u8_avx512_cascade, vred_max_u8_avx2, uint8_t, max_u8)
+AVX512_BINARY(vred_max_i16_avx512, vred_max_i16_avx512_cascade, vred_max_i16_avx2, int16_t, max_i16)
+AVX512_BINARY(vred_max_u16_avx512, vred_max_u16_avx512_cascade, vred_max_u16_avx2, uint16_t, max_u16)
+AVX512_BINARY(vred_max_i32_avx512, vred_max_i32_avx512_cascade, vred_max_i32_avx2, int32_t, max_i32)
+AVX512_BINARY(vred_max_u32_avx512, vred_max_u32_avx512_cascade, vred_max_u32_avx2, uint32_t, max_u32)
+AVX512_BINARY(vred_max_i64_avx512, vred_max_i64_avx512_cascade, vred_max_i64_avx2, int64_t, max_i64)
+AVX512_BINARY(vred_max_u64_avx512, vred_max_u64_avx512_cascade, vred_max_u64_avx2, uint64_t, max_u64)
+AVX512_BINARY(vred_min_i8_avx512, vred_min_i8_avx512_cascade, vred_min_i8_avx2, int8_t, min_i8)
+AVX512_BINARY(vred_min_u8_avx512, vred_min_u8_avx512_cascade, vred_min_u8_avx2, uint8_t, min_u8)
+AVX512_BINARY(vred_min_i16_avx512, vred_min_i16_avx512_cascade, vred_min_i16_avx2, int16_t, min_i16)
+AVX512_BINARY(vred_min_u16_avx512, vred_min_u16_avx512_cascade, vred_min_u16_avx2, uint16_t, min_u16)
+AVX512_BINARY(vred_min_i32_avx512, vred_min_i32_avx512_cascade, vred_min_i32_avx2, int32_t, min_i32)
+AVX512_BINARY(vred_min_u32_avx512, vred_min_u32_avx512_cascade, vred_min_u32_avx2, uint32_t, min_u32)
+AVX512_BINARY(vred_min_i64_avx512, vred_min_i64_avx512_cascade, vred_min_i64_avx2, int64_t, min_i64)
+AVX512_BINARY(vred_min_u64_avx512, vred_min_u64_avx512_cascade, vred_min_u64_avx2, uint64_t, min_u64)
+AVX512_BINARY(vred_sum_u8_avx512, vred_sum_u8_avx512_cascade, vred_sum_u8_avx2, uint8_t, sum_u8)
+AVX512_BINARY(vred_sum_u16_avx512, vred_sum_u16_avx512_cascade, vred_sum_u16_avx2, uint16_t, sum_u16)
+AVX512_BINARY(vred_sum_u32_avx512, vred_sum_u32_avx512_cascade, vred_sum_u32_avx2, uint32_t, sum_u32)
+AVX512_BINARY(vred_sum_u64_avx512, vred_sum_u64_avx512_cascade, vred_sum_u64_avx2, uint64_t, sum_u64)
+AVX512_BINARY(vred_prod_u8_avx512, vred_prod_u8_avx512_cascade, vred_prod_u8_avx2, uint8_t, prod_u8)
+AVX512_BINARY(vred_prod_u16_avx512, vred_prod_u16_avx512_cascade, vred_prod_u16_avx2, uint16_t, prod_u16)
+AVX512_BINARY(vred_prod_u32_avx512, vred_prod_u32_avx512_cascade, vred_prod_u32_avx2, uint32_t, prod_u32)
+AVX512_BINARY(vred_prod_u64_avx512, vred_prod_u64_avx512_cascade, vred_prod_u64_avx2, uint64_t, prod_u64)
+AVX512_BINARY(vred_land_u8_avx512, vred_land_u8_avx512_cascade, vred_land_u8_avx2, uint8_t, land_u8)
+AVX512_BINARY(vred_land_u16_avx512, vred_land_u16_avx512_cascade, vred_land_u16_avx2, uint16_t, land_u16)
+AVX512_BINARY(vred_land_u32_avx512, vred_land_u32_avx512_cascade, vred_land_u32_avx2, uint32_t, land_u32)
+AVX512_BINARY(vred_land_u64_avx512, vred_land_u64_avx512_cascade, vred_land_u64_avx2, uint64_t, land_u64)
+AVX512_BINARY(vred_lor_u8_avx512, vred_lor_u8_avx512_cascade, vred_lor_u8_avx2, uint8_t, lor_u8)
+AVX512_BINARY(vred_lor_u16_avx512, vred_lor_u16_avx512_cascade, vred_lor_u16_avx2, uint16_t, lor_u16)
+AVX512_BINARY(vred_lor_u32_avx512, vred_lor_u32_avx512_cascade, vred_lor_u32_avx2, uint32_t, lor_u32)
+AVX512_BINARY(vred_lor_u64_avx512, vred_lor_u64_avx512_cascade, vred_lor_u64_avx2, uint64_t, lor_u64)
+AVX512_BINARY(vred_lxor_u8_avx512, vred_lxor_u8_avx512_cascade, vred_lxor_u8_avx2, uint8_t, lxor_u8)
+AVX512_BINARY(vred_lxor_u16_avx512, vred_lxor_u16_avx512_cascade, vred_lxor_u16_avx2, uint16_t, lxor_u16)
+AVX512_BINARY(vred_lxor_u32_avx512, vred_lxor_u32_avx512_cascade, vred_lxor_u32_avx2, uint32_t, lxor_u32)
+AVX512_BINARY(vred_lxor_u64_avx512, vred_lxor_u64_avx512_cascade, vred_lxor_u64_avx2, uint64_t, lxor_u64)
+AVX512_BINARY(vred_band_u8_avx512, vred_band_u8_avx512_cascade, vred_band_u8_avx2, uint8_t, band_u8)
+AVX512_BINARY(vred_bor_u8_avx512, vred_bor_u8_avx512_cascade, vred_bor_u8_avx2, uint8_t, bor_u8)
+AVX512_BINARY(vred_bxor_u8_avx512, vred_bxor_u8_avx512_cascade, vred_bxor_u8_avx2, uint8_t, bxor_u8)
+AVX512_BINARY(vred_max_f32_avx512, vred_max_f32_avx512_cascade, vred_max_f32_avx2, float, max_f32)
+AVX512_BINARY(vred_min_f32_avx512, vred_min_f32_avx512_cascade, vred_min_f32_avx2, float, min_f32)
+AVX512_BINARY(vred_sum_f32_avx512, vred_sum_f32_avx512_cascade, vred_sum_f32_avx2, float, sum_f32)
+AVX512_BINARY(vred_prod_f32_avx512, vred_prod_f32_avx512_cascade, vred_prod_f32_avx2, float, prod_f32)
+AVX512_BINARY(vred_max_f64_avx512, vred_max_f64_avx512_cascade, vred_max_f64_avx2, double, max_f64)
+AVX512_BINARY(vred_min_f64_avx512, vred_min_f64_avx512_cascade, vred_min_f64_avx2, double, min_f64)
+AVX512_BINARY(vred_sum_f64_avx512, vred_sum_f64_avx512_cascade, vred_sum_f64_avx2, double, sum_f64)
+AVX512_BINARY(vred_prod_f64_avx512, vred_prod_f64_avx512_cascade, vred_prod_f64_avx2, double, prod_f64)
+AVX512_BINARY(vred_prod_c32_avx512, vred_prod_c32_avx512_cascade, vred_prod_c32_avx2, vred_c32, prod_c32)
+AVX512_BINARY(vred_prod_c64_avx512, vred_prod_c64_avx512_cascade, vred_prod_c64_avx2, vred_c64, prod_c64)
+AVX512_BINARY(vred_maxloc_float_int_avx512, vred_maxloc_float_int_avx512_cascade, vred_maxloc_float_int_avx2, vred_float_int, maxloc_float_int)
+AVX512_BINARY(vred_minloc_float_int_avx512, vred_minloc_float_int_avx512_cascade, vred_minloc_float_int_avx2, vred_float_int, minloc_float_int)
+AVX512_BINARY(vred_maxloc_2int_avx512, vred_maxloc_2int_avx512_cascade, vred_maxloc_2int_avx2, vred_2int, maxloc_2int)
+AVX512_BINARY(vred_minloc_2int_avx512, vred_minloc_2int_avx512_cascade, vred_minloc_2int_avx2, vred_2int, minloc_2int)
+AVX512_HALF(vred_sum_bf16_avx512, vred_sum_bf16_avx512_cascade, vred_sum_bf16_avx2, sum_bf16)
+AVX512_HALF(vred_prod_bf16_avx512, vred_prod_bf16_avx512_cascade, vred_prod_bf16_avx2, prod_bf16)
+AVX512_HALF(vred_max_bf16_avx512, vred_max_bf16_avx512_cascade, vred_max_bf16_avx2, max_bf16)
+AVX512_HALF(vred_min_bf16_avx512, vred_min_bf16_avx512_cascade, vred_min_bf16_avx2, min_bf16)
+AVX512_HALF(vred_sum_f16_avx512, vred_sum_f16_avx512_cascade, vred_sum_f16_avx2, sum_f16)
+AVX512_HALF(vred_prod_f16_avx512, vred_prod_f16_avx512_cascade, vred_prod_f16_avx2, prod_f16)
+AVX512_HALF(vred_max_f16_avx512, vred_max_f16_avx512_cascade, vred_max_f16_avx2, max_f16)
+AVX512_HALF(vred_min_f16_avx512, vred_min_f16_avx512_cascade, vred_min_f16_avx2, min_f16)
+
+/* ---- half precision with float32 accumulation (n-ary form); masked tails only -------------- */
+#define AVX512_HALF_ACC(name, WIDEN, FOP)                                                       \
+    static void name(const void *a_, float *acc, size_t n)                                      \
+    {                                                                                           \
+        const uint16_t *a = a_;                                                                 \
+        for (size_t i = 0; i < n; i += 16) {                                                    \
+            __mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);              \
+            __m512 x = WIDEN(_mm256_maskz_loadu_epi16(m, a + i));                               \
+            __m512 y = _mm512_maskz_loadu_ps(m, acc + i);                                       \
+            _mm512_mask_storeu_ps(acc + i, m, FOP(x, y));                                       \
+        }                                                                                       \
+    }
+static inline __m512 acc_max(__m512 x, __m512 y) { return _mm512_max_ps(y, x); }
+static inline __m512 acc_min(__m512 x, __m512 y) { return _mm512_min_ps(y, x); }
+static inline __m512 acc_sum(__m512 x, __m512 y) { return _mm512_add_ps(x, y); }
+static inline __m512 acc_prod(__m512 x, __m512 y) { return _mm512_mul_ps(x, y); }
+AVX512_HALF_ACC(vred_acc_max_bf16_avx512, widen_bf16, acc_max)
+AVX512_HALF_ACC(vred_acc_min_bf16_avx512, widen_bf16, acc_min)
+AVX512_HALF_ACC(vred_acc_sum_bf16_avx512, widen_bf16, acc_sum)
+AVX512_HALF_ACC(vred_acc_prod_bf16_avx512, widen_bf16, acc_prod)
+AVX512_HALF_ACC(vred_acc_max_f16_avx512, widen_f16, acc_max)
+AVX512_HALF_ACC(vred_acc_min_f16_avx512, widen_f16, acc_min)
+AVX512_HALF_ACC(vred_acc_sum_f16_avx512, widen_f16, acc_sum)
+AVX512_HALF_ACC(vred_acc_prod_f16_avx512, widen_f16, acc_prod)
+
+#define AVX512_WIDEN(name, WIDEN)                                                               \
+    static void name(const void *a_, float *o, size_t n)                                        \
+    {                                                                                           \
+        const uint16_t *a = a_;                                                                 \
+        for (size_t i = 0; i < n; i += 16) {                                                    \
+            __mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);              \
+            _mm512_mask_storeu_ps(o + i, m, WIDEN(_mm256_maskz_loadu_epi16(m, a + i)));          \
+        }                                                                                       \
+    }
+#define AVX512_NARROW(name, NARROW)                                                             \
+    static void name(const float *a, void *o_, size_t n)                                        \
+    {                                                                                           \
+        uint16_t *o = o_;                                                                       \
+        for (size_t i = 0; i < n; i += 16) {                                                    \
+            __mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);              \
+            _mm256_mask_storeu_epi16(o + i, m, NARROW(_mm512_maskz_loadu_ps(m, a + i)));         \
+        }                                                                                       \
+    }
+AVX512_WIDEN(vred_widen_bf16_avx512, widen_bf16)
+AVX512_WIDEN(vred_widen_f16_avx512, widen_f16)
+AVX512_NARROW(vred_narrow_bf16_avx512, narrow_bf16)
+AVX512_NARROW(vred_narrow_f16_avx512, narrow_f16)
+
+/* ---- the table ----------------------------------------------------------------------------- */
+#define SET(op, type, masked_fn, cascade_fn) t->bin[op][type] = masked_tail ? masked_fn : cascade_fn
+void vred_fill_avx512(vred_kernel_table *t, int masked_tail)
+{
+    SET(VRED_OP_MAX, VRED_INT8, vred_max_i8_avx512, vred_max_i8_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_UINT8, vred_max_u8_avx512, vred_max_u8_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_INT16, vred_max_i16_avx512, vred_max_i16_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_UINT16, vred_max_u16_avx512, vred_max_u16_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_INT32, vred_max_i32_avx512, vred_max_i32_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_UINT32, vred_max_u32_avx512, vred_max_u32_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_INT64, vred_max_i64_avx512, vred_max_i64_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_UINT64, vred_max_u64_avx512, vred_max_u64_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_INT8, vred_min_i8_avx512, vred_min_i8_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_UINT8, vred_min_u8_avx512, vred_min_u8_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_INT16, vred_min_i16_avx512, vred_min_i16_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_UINT16, vred_min_u16_avx512, vred_min_u16_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_INT32, vred_min_i32_avx512, vred_min_i32_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_UINT32, vred_min_u32_avx512, vred_min_u32_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_INT64, vred_min_i64_avx512, vred_min_i64_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_UINT64, vred_min_u64_avx512, vred_min_u64_avx512_cascade);
+    SET(VRED_OP_SUM, VRED_UINT8, vred_sum_u8_avx512, vred_sum_u8_avx512_cascade);
+    SET(VRED_OP_SUM, VRED_UINT16, vred_sum_u16_avx512, vred_sum_u16_avx512_cascade);
+    SET(VRED_OP_SUM, VRED_UINT32, vred_sum_u32_avx512, vred_sum_u32_avx512_cascade);
+    SET(VRED_OP_SUM, VRED_UINT64, vred_sum_u64_avx512, vred_sum_u64_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_UINT8, vred_prod_u8_avx512, vred_prod_u8_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_UINT16, vred_prod_u16_avx512, vred_prod_u16_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_UINT32, vred_prod_u32_avx512, vred_prod_u32_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_UINT64, vred_prod_u64_avx512, vred_prod_u64_avx512_cascade);
+    SET(VRED_OP_LAND, VRED_UINT8, vred_land_u8_avx512, vred_land_u8_avx512_cascade);
+    SET(VRED_OP_LAND, VRED_UINT16, vred_land_u16_avx512, vred_land_u16_avx512_cascade);
+    SET(VRED_OP_LAND, VRED_UINT32, vred_land_u32_avx512, vred_land_u32_avx512_cascade);
+    SET(VRED_OP_LAND, VRED_UINT64, vred_land_u64_avx512, vred_land_u64_avx512_cascade);
+    SET(VRED_OP_LOR, VRED_UINT8, vred_lor_u8_avx512, vred_lor_u8_avx512_cascade);
+    SET(VRED_OP_LOR, VRED_UINT16, vred_lor_u16_avx512, vred_lor_u16_avx512_cascade);
+    SET(VRED_OP_LOR, VRED_UINT32, vred_lor_u32_avx512, vred_lor_u32_avx512_cascade);
+    SET(VRED_OP_LOR, VRED_UINT64, vred_lor_u64_avx512, vred_lor_u64_avx512_cascade);
+    SET(VRED_OP_LXOR, VRED_UINT8, vred_lxor_u8_avx512, vred_lxor_u8_avx512_cascade);
+    SET(VRED_OP_LXOR, VRED_UINT16, vred_lxor_u16_avx512, vred_lxor_u16_avx512_cascade);
+    SET(VRED_OP_LXOR, VRED_UINT32, vred_lxor_u32_avx512, vred_lxor_u32_avx512_cascade);
+    SET(VRED_OP_LXOR, VRED_UINT64, vred_lxor_u64_avx512, vred_lxor_u64_avx512_cascade);
+    SET(VRED_OP_BAND, VRED_UINT8, vred_band_u8_avx512, vred_band_u8_avx512_cascade);
+    SET(VRED_OP_BOR, VRED_UINT8, vred_bor_u8_avx512, vred_bor_u8_avx512_cascade);
+    SET(VRED_OP_BXOR, VRED_UINT8, vred_bxor_u8_avx512, vred_bxor_u8_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_FLOAT, vred_max_f32_avx512, vred_max_f32_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_FLOAT, vred_min_f32_avx512, vred_min_f32_avx512_cascade);
+    SET(VRED_OP_SUM, VRED_FLOAT, vred_sum_f32_avx512, vred_sum_f32_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_FLOAT, vred_prod_f32_avx512, vred_prod_f32_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_DOUBLE, vred_max_f64_avx512, vred_max_f64_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_DOUBLE, vred_min_f64_avx512, vred_min_f64_avx512_cascade);
+    SET(VRED_OP_SUM, VRED_DOUBLE, vred_sum_f64_avx512, vred_sum_f64_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_DOUBLE, vred_prod_f64_avx512, vred_prod_f64_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_C_FLOAT_COMPLEX, vred_prod_c32_avx512, vred_prod_c32_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_C_DOUBLE_COMPLEX, vred_prod_c64_avx512, vred_prod_c64_avx512_cascade);
+    SET(VRED_OP_MAXLOC, VRED_FLOAT_INT, vred_maxloc_float_int_avx512, vred_maxloc_float_int_avx512_cascade);
+    SET(VRED_OP_MINLOC, VRED_FLOAT_INT, vred_minloc_float_int_avx512, vred_minloc_float_int_avx512_cascade);
+    SET(VRED_OP_MAXLOC, VRED_2INT, vred_maxloc_2int_avx512, vred_maxloc_2int_avx512_cascade);
+    SET(VRED_OP_MINLOC, VRED_2INT, vred_minloc_2int_avx512, vred_minloc_2int_avx512_cascade);
+    SET(VRED_OP_SUM, VRED_BFLOAT16, vred_sum_bf16_avx512, vred_sum_bf16_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_BFLOAT16, vred_prod_bf16_avx512, vred_prod_bf16_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_BFLOAT16, vred_max_bf16_avx512, vred_max_bf16_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_BFLOAT16, vred_min_bf16_avx512, vred_min_bf16_avx512_cascade);
+    SET(VRED_OP_SUM, VRED_FLOAT16, vred_sum_f16_avx512, vred_sum_f16_avx512_cascade);
+    SET(VRED_OP_PROD, VRED_FLOAT16, vred_prod_f16_avx512, vred_prod_f16_avx512_cascade);
+    SET(VRED_OP_MAX, VRED_FLOAT16, vred_max_f16_avx512, vred_max_f16_avx512_cascade);
+    SET(VRED_OP_MIN, VRED_FLOAT16, vred_min_f16_avx512, vred_min_f16_avx512_cascade);
+
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_MAX] = vred_acc_max_bf16_avx512;
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_MIN] = vred_acc_min_bf16_avx512;
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_SUM] = vred_acc_sum_bf16_avx512;
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_PROD] = vred_acc_prod_bf16_avx512;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_MAX] = vred_acc_max_f16_avx512;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_MIN] = vred_acc_min_f16_avx512;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_SUM] = vred_acc_sum_f16_avx512;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_PROD] = vred_acc_prod_f16_avx512;
+    t->half_widen[VRED_HALF_BF16] = vred_widen_bf16_avx512;
+    t->half_widen[VRED_HALF_F16] = vred_widen_f16_avx512;
+    t->half_narrow[VRED_HALF_BF16] = vred_narrow_bf16_avx512;
+    t->half_narrow[VRED_HALF_F16] = vred_narrow_f16_avx512;
+}

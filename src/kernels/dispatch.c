@@ -1,0 +1,135 @@
+/*
+ * Start-up dispatch: one flat table per process, filled before main() from the scalar kernels
+ * and then from each better ISA the CPU supports, up to the VRED_ISA cap. Kernels never check
+ * CPU flags themselves.
+ */
+#include <string.h>
+#include "kernel.h"
+#include "dispatch.h"
+#include "../config.h"
+
+vred_kernel_table vred_active;
+vred_entry vred_entries[VRED_OP_COUNT][VRED_TYPE_COUNT];
+static vred_isa active_isa = VRED_ISA_SCALAR;
+
+/* Measured with `vred-bench tails` (docs/kernels.md): the faster tail per ISA. */
+#define VRED_AVX512_MASKED_TAIL_DEFAULT 1
+#define VRED_SVE_MASKED_TAIL_DEFAULT 1
+
+static const char *const isa_names[VRED_ISA_COUNT] = {"scalar", "sse41", "avx2",
+                                                      "avx512", "neon", "sve"};
+
+const char *vred_isa_name(vred_isa isa)
+{
+    return (unsigned)isa < VRED_ISA_COUNT ? isa_names[isa] : "unknown";
+}
+
+vred_isa vred_isa_from_name(const char *name)
+{
+    for (int i = 0; i < VRED_ISA_COUNT; i++)
+        if (name && strcmp(name, isa_names[i]) == 0) return (vred_isa)i;
+    return VRED_ISA_COUNT;
+}
+
+/* The ISAs of this architecture, worst to best. */
+#if defined(__aarch64__)
+static const vred_isa ladder[] = {VRED_ISA_SCALAR, VRED_ISA_NEON, VRED_ISA_SVE};
+#else
+static const vred_isa ladder[] = {VRED_ISA_SCALAR, VRED_ISA_SSE41, VRED_ISA_AVX2,
+                                  VRED_ISA_AVX512};
+#endif
+enum { LADDER = sizeof ladder / sizeof ladder[0] };
+
+static int rung(vred_isa isa)
+{
+    for (int i = 0; i < LADDER; i++)
+        if (ladder[i] == isa) return i;
+    return -1;
+}
+
+static void fill_one(vred_kernel_table *t, vred_isa isa, int masked_tail)
+{
+    switch (isa) {
+    case VRED_ISA_SCALAR: vred_fill_scalar(t); break;
+#ifdef VRED_HAVE_SSE41
+    case VRED_ISA_SSE41: vred_fill_sse41(t); break;
+#endif
+#ifdef VRED_HAVE_AVX2
+    case VRED_ISA_AVX2: vred_fill_avx2(t); break;
+#endif
+#ifdef VRED_HAVE_AVX512
+    case VRED_ISA_AVX512: vred_fill_avx512(t, masked_tail); break;
+#endif
+#ifdef VRED_HAVE_NEON
+    case VRED_ISA_NEON: vred_fill_neon(t); break;
+#endif
+#ifdef VRED_HAVE_SVE
+    case VRED_ISA_SVE: vred_fill_sve(t, masked_tail); break;
+#endif
+    default: (void)masked_tail; break;
+    }
+}
+
+vred_isa vred_table_build(vred_kernel_table *t, vred_isa cap, int masked_tail)
+{
+    memset(t, 0, sizeof *t);
+    int top = rung(cap);
+    if (top < 0) top = LADDER - 1;
+    vred_isa got = VRED_ISA_SCALAR;
+    for (int i = 0; i <= top; i++) {
+        if (!vred_isa_supported(ladder[i])) continue;
+        int masked = masked_tail;
+        if (masked < 0)
+            masked = ladder[i] == VRED_ISA_SVE ? VRED_SVE_MASKED_TAIL_DEFAULT
+                                               : VRED_AVX512_MASKED_TAIL_DEFAULT;
+        fill_one(t, ladder[i], masked);
+        got = ladder[i];
+    }
+    return got;
+}
+
+void vred_entries_build(vred_entry e[VRED_OP_COUNT][VRED_TYPE_COUNT], const vred_kernel_table *t)
+{
+    for (int op = 0; op < VRED_OP_COUNT; op++)
+        for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
+            vred_entry *x = &e[op][ty];
+            x->fn = NULL;
+            x->scale = 0;
+            if (!vred_op_valid((vred_op)op, (vred_type)ty)) continue;
+            vred_canon c = vred_canonical((vred_op)op, (vred_type)ty);
+            x->fn = t->bin[c.op][c.type];
+            x->scale = c.scale;
+        }
+}
+
+static int tail_setting(void)
+{
+    switch (vred_config_get()->tail) {
+    case VRED_TAIL_MASK: return 1;
+    case VRED_TAIL_CASCADE: return 0;
+    default: return -1;
+    }
+}
+
+int vred_isa_cap(vred_isa cap)
+{
+    if ((unsigned)cap > VRED_ISA_COUNT) return VRED_ERR_ARG;
+    active_isa = vred_table_build(&vred_active, cap, tail_setting());
+    vred_entries_build(vred_entries, &vred_active);
+    return VRED_OK;
+}
+
+vred_isa vred_isa_active(void) { return active_isa; }
+
+vred_isa vred_isa_best(void)
+{
+    vred_isa best = VRED_ISA_SCALAR;
+    for (int i = 0; i < LADDER; i++)
+        if (vred_isa_supported(ladder[i])) best = ladder[i];
+    return best;
+}
+
+__attribute__((constructor)) static void vred_dispatch_init(void)
+{
+    vred_isa_cap(vred_config_get()->isa_cap);
+}

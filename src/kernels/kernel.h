@@ -1,0 +1,108 @@
+/*
+ * Internal kernel interface: element storage types, the kernel function signatures and the
+ * function table that dispatch fills once at start-up. Not installed.
+ */
+#ifndef VRED_KERNEL_H
+#define VRED_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "vred.h"
+
+/* Type groups of the MPI standard (see ops.def). */
+enum {
+    VRED_G_INT = 1 << 0, VRED_G_FLOAT = 1 << 1, VRED_G_COMPLEX = 1 << 2,
+    VRED_G_LOGICAL = 1 << 3, VRED_G_BYTE = 1 << 4, VRED_G_HALF = 1 << 5,
+    VRED_G_PAIR = 1 << 6
+};
+
+/* Storage of the composite types: plain structs, so the layout is the C (and MPI) one. */
+typedef struct { float re, im; } vred_c32;
+typedef struct { double re, im; } vred_c64;
+typedef struct { long double re, im; } vred_cldbl;
+typedef struct { float v; int32_t i; } vred_float_int;
+typedef struct { double v; int32_t i; } vred_double_int;
+typedef struct { int64_t v; int32_t i; } vred_long_int;
+typedef struct { int32_t v; int32_t i; } vred_2int;
+typedef struct { int16_t v; int32_t i; } vred_short_int;
+typedef struct { long double v; int32_t i; } vred_ldbl_int;
+typedef struct { float v, i; } vred_2float;
+typedef struct { double v, i; } vred_2double;
+
+/*
+ * out[i] = a[i] op b[i] for i < n (a: MPI's `in`, b: `inout`). out may equal a or b.
+ * Every kernel of every ISA has this signature and equals the scalar one bit for bit.
+ */
+typedef void (*vred_binary_fn)(const void *a, const void *b, void *out, size_t n);
+
+/* Half precision with float32 accumulation (for the n-ary form):
+ * acc[i] = widen(a[i]) op acc[i], and out[i] = round_to_nearest_even(acc[i]). */
+typedef void (*vred_half_acc_fn)(const void *a, float *acc, size_t n);
+typedef void (*vred_half_widen_fn)(const void *a, float *out, size_t n);
+typedef void (*vred_half_narrow_fn)(const float *acc, void *out, size_t n);
+
+enum { VRED_HALF_BF16, VRED_HALF_F16, VRED_HALF_COUNT };
+/* Index of the four half ops in the accumulate table. */
+enum { VRED_HOP_MAX, VRED_HOP_MIN, VRED_HOP_SUM, VRED_HOP_PROD, VRED_HOP_COUNT };
+
+/*
+ * One ISA's kernels. An ISA fills only the entries it accelerates; dispatch starts from the
+ * scalar table and lets each better ISA (up to the cap) overwrite entries. Entries exist only
+ * for canonical (op, type) pairs (see vred_canonical()).
+ */
+typedef struct {
+    vred_binary_fn bin[VRED_OP_COUNT][VRED_TYPE_COUNT];
+    vred_half_acc_fn half_acc[VRED_HALF_COUNT][VRED_HOP_COUNT];
+    vred_half_widen_fn half_widen[VRED_HALF_COUNT];
+    vred_half_narrow_fn half_narrow[VRED_HALF_COUNT];
+} vred_kernel_table;
+
+/* How a public (op, type) is served: by the kernel of (op, type) over count * scale elements. */
+typedef struct {
+    vred_op op;
+    vred_type type;
+    unsigned scale;
+} vred_canon;
+
+/* Maps e.g. SUM on int8 to SUM on uint8 (wrapping arithmetic is sign-blind), BAND on int64 to
+ * BAND on 8x uint8, SUM on float complex to SUM on 2x float. Only valid pairs may be passed. */
+vred_canon vred_canonical(vred_op op, vred_type type);
+
+/* Group of a type and groups an op is defined on (from ops.def). */
+unsigned vred_type_group(vred_type type);
+unsigned vred_op_groups(vred_op op);
+
+/* Table fillers, one per ISA translation unit. Each sets only what it implements.
+ * `masked_tail` selects the masked tail (1) or the 512->256->128->scalar cascade (0) where an
+ * ISA has both. */
+void vred_fill_scalar(vred_kernel_table *t);
+void vred_fill_sse41(vred_kernel_table *t);
+void vred_fill_avx2(vred_kernel_table *t);
+void vred_fill_avx512(vred_kernel_table *t, int masked_tail);
+void vred_fill_neon(vred_kernel_table *t);
+void vred_fill_sve(vred_kernel_table *t, int masked_tail);
+
+/* CPU detection (cpu.c). */
+typedef struct {
+    /* x86 */
+    int sse41, avx, avx2, f16c, fma, avx512f, avx512bw, avx512vl, avx512dq, avx512_bf16,
+        avx512_fp16, avx512_vbmi2, os_ymm, os_zmm;
+    /* aarch64 */
+    int asimd, fphp, sve, sve2;
+    unsigned sve_bits;
+} vred_cpu_features;
+
+const vred_cpu_features *vred_cpu(void);
+unsigned vred_sve_vector_bits(void); /* sve.c: svcntb() * 8 */
+int vred_isa_supported(vred_isa isa); /* by the CPU, the OS and this build */
+
+/* The active table (dispatch.c). Filled before main() runs. */
+extern vred_kernel_table vred_active;
+
+/* Scalar half-precision conversions (the reference; scalar.c). */
+float vred_bf16_to_f32(uint16_t h);
+uint16_t vred_f32_to_bf16(float f);
+float vred_f16_to_f32(uint16_t h);
+uint16_t vred_f32_to_f16(float f);
+
+#endif

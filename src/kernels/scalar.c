@@ -1,0 +1,334 @@
+/*
+ * The scalar reference: every canonical (op, type) kernel in plain C. Every other ISA must equal
+ * these bit for bit. Compiled with -fno-tree-vectorize so that "scalar" means scalar, both as a
+ * reference and as the VRED_ISA=scalar baseline.
+ */
+#include <string.h>
+#include "kernel.h"
+#include "scalar_ops.h"
+
+/* out = a op b over n elements of T; EXPR sees x = a[i] (in) and y = b[i] (inout). */
+#define SCALAR_BINARY(name, T, EXPR)                                                            \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                       \
+    {                                                                                           \
+        const T *a = a_, *b = b_;                                                               \
+        T *o = o_;                                                                              \
+        size_t i = 0;                                                                           \
+        VRED_DUFF8(n, { T x = a[i], y = b[i]; o[i] = (T)(EXPR); i++; });                         \
+    }
+
+/* ---- integers ------------------------------------------------------------------------------ */
+SCALAR_BINARY(vred_max_i8_scalar, int8_t, VRED_MAX(x, y))
+SCALAR_BINARY(vred_max_u8_scalar, uint8_t, VRED_MAX(x, y))
+SCALAR_BINARY(vred_max_i16_scalar, int16_t, VRED_MAX(x, y))
+SCALAR_BINARY(vred_max_u16_scalar, uint16_t, VRED_MAX(x, y))
+SCALAR_BINARY(vred_max_i32_scalar, int32_t, VRED_MAX(x, y))
+SCALAR_BINARY(vred_max_u32_scalar, uint32_t, VRED_MAX(x, y))
+SCALAR_BINARY(vred_max_i64_scalar, int64_t, VRED_MAX(x, y))
+SCALAR_BINARY(vred_max_u64_scalar, uint64_t, VRED_MAX(x, y))
+SCALAR_BINARY(vred_min_i8_scalar, int8_t, VRED_MIN(x, y))
+SCALAR_BINARY(vred_min_u8_scalar, uint8_t, VRED_MIN(x, y))
+SCALAR_BINARY(vred_min_i16_scalar, int16_t, VRED_MIN(x, y))
+SCALAR_BINARY(vred_min_u16_scalar, uint16_t, VRED_MIN(x, y))
+SCALAR_BINARY(vred_min_i32_scalar, int32_t, VRED_MIN(x, y))
+SCALAR_BINARY(vred_min_u32_scalar, uint32_t, VRED_MIN(x, y))
+SCALAR_BINARY(vred_min_i64_scalar, int64_t, VRED_MIN(x, y))
+SCALAR_BINARY(vred_min_u64_scalar, uint64_t, VRED_MIN(x, y))
+SCALAR_BINARY(vred_sum_u8_scalar, uint8_t, VRED_USUM(uint8_t, x, y))
+SCALAR_BINARY(vred_sum_u16_scalar, uint16_t, VRED_USUM(uint16_t, x, y))
+SCALAR_BINARY(vred_sum_u32_scalar, uint32_t, VRED_USUM(uint32_t, x, y))
+SCALAR_BINARY(vred_sum_u64_scalar, uint64_t, VRED_USUM(uint64_t, x, y))
+SCALAR_BINARY(vred_prod_u8_scalar, uint8_t, VRED_UPROD(uint8_t, x, y))
+SCALAR_BINARY(vred_prod_u16_scalar, uint16_t, VRED_UPROD(uint16_t, x, y))
+SCALAR_BINARY(vred_prod_u32_scalar, uint32_t, VRED_UPROD(uint32_t, x, y))
+SCALAR_BINARY(vred_prod_u64_scalar, uint64_t, VRED_UPROD(uint64_t, x, y))
+SCALAR_BINARY(vred_land_u8_scalar, uint8_t, VRED_LAND(x, y))
+SCALAR_BINARY(vred_land_u16_scalar, uint16_t, VRED_LAND(x, y))
+SCALAR_BINARY(vred_land_u32_scalar, uint32_t, VRED_LAND(x, y))
+SCALAR_BINARY(vred_land_u64_scalar, uint64_t, VRED_LAND(x, y))
+SCALAR_BINARY(vred_lor_u8_scalar, uint8_t, VRED_LOR(x, y))
+SCALAR_BINARY(vred_lor_u16_scalar, uint16_t, VRED_LOR(x, y))
+SCALAR_BINARY(vred_lor_u32_scalar, uint32_t, VRED_LOR(x, y))
+SCALAR_BINARY(vred_lor_u64_scalar, uint64_t, VRED_LOR(x, y))
+SCALAR_BINARY(vred_lxor_u8_scalar, uint8_t, VRED_LXOR(x, y))
+SCALAR_BINARY(vred_lxor_u16_scalar, uint16_t, VRED_LXOR(x, y))
+SCALAR_BINARY(vred_lxor_u32_scalar, uint32_t, VRED_LXOR(x, y))
+SCALAR_BINARY(vred_lxor_u64_scalar, uint64_t, VRED_LXOR(x, y))
+SCALAR_BINARY(vred_band_u8_scalar, uint8_t, x & y)
+SCALAR_BINARY(vred_bor_u8_scalar, uint8_t, x | y)
+SCALAR_BINARY(vred_bxor_u8_scalar, uint8_t, x ^ y)
+
+/* ---- floating point ------------------------------------------------------------------------ */
+SCALAR_BINARY(vred_max_f32_scalar, float, VRED_MAX(x, y))
+SCALAR_BINARY(vred_max_f64_scalar, double, VRED_MAX(x, y))
+SCALAR_BINARY(vred_max_ldbl_scalar, long double, VRED_MAX(x, y))
+SCALAR_BINARY(vred_min_f32_scalar, float, VRED_MIN(x, y))
+SCALAR_BINARY(vred_min_f64_scalar, double, VRED_MIN(x, y))
+SCALAR_BINARY(vred_min_ldbl_scalar, long double, VRED_MIN(x, y))
+SCALAR_BINARY(vred_sum_f32_scalar, float, x + y)
+SCALAR_BINARY(vred_sum_f64_scalar, double, x + y)
+SCALAR_BINARY(vred_sum_ldbl_scalar, long double, x + y)
+SCALAR_BINARY(vred_prod_f32_scalar, float, x * y)
+SCALAR_BINARY(vred_prod_f64_scalar, double, x * y)
+SCALAR_BINARY(vred_prod_ldbl_scalar, long double, x * y)
+
+/* ---- complex PROD (SUM is served as SUM over 2n reals) ------------------------------------- */
+/* The textbook product, as C computes it before its NaN recovery: re = ac - bd, im = ad + bc. */
+#define COMPLEX_PROD(x, y) {(x).re * (y).re - (x).im * (y).im, (x).re * (y).im + (x).im * (y).re}
+#define SCALAR_CPROD(name, T)                                                                   \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                       \
+    {                                                                                           \
+        const T *a = a_, *b = b_;                                                               \
+        T *o = o_;                                                                              \
+        size_t i = 0;                                                                           \
+        VRED_DUFF8(n, { T x = a[i], y = b[i]; T r = COMPLEX_PROD(x, y); o[i] = r; i++; });       \
+    }
+SCALAR_CPROD(vred_prod_c32_scalar, vred_c32)
+SCALAR_CPROD(vred_prod_c64_scalar, vred_c64)
+SCALAR_CPROD(vred_prod_cldbl_scalar, vred_cldbl)
+
+/* ---- MINLOC / MAXLOC ----------------------------------------------------------------------- */
+/* The winner's value and index; on equal values the inout value and the lower index. Only the
+ * two fields are written: padding bytes of out are left as they were. */
+#define SCALAR_LOC(name, T, CMP)                                                                \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                       \
+    {                                                                                           \
+        const T *a = a_, *b = b_;                                                               \
+        T *o = o_;                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            T x = a[i], y = b[i];                                                               \
+            if (x.v CMP y.v) {                                                                  \
+                o[i].v = x.v; o[i].i = x.i;                                                     \
+            } else if (x.v == y.v) {                                                            \
+                o[i].v = y.v; o[i].i = x.i < y.i ? x.i : y.i;                                   \
+            } else {                                                                            \
+                o[i].v = y.v; o[i].i = y.i;                                                     \
+            }                                                                                   \
+        }                                                                                       \
+    }
+SCALAR_LOC(vred_maxloc_float_int_scalar, vred_float_int, >)
+SCALAR_LOC(vred_maxloc_double_int_scalar, vred_double_int, >)
+SCALAR_LOC(vred_maxloc_long_int_scalar, vred_long_int, >)
+SCALAR_LOC(vred_maxloc_2int_scalar, vred_2int, >)
+SCALAR_LOC(vred_maxloc_short_int_scalar, vred_short_int, >)
+SCALAR_LOC(vred_maxloc_ldbl_int_scalar, vred_ldbl_int, >)
+SCALAR_LOC(vred_maxloc_2float_scalar, vred_2float, >)
+SCALAR_LOC(vred_maxloc_2double_scalar, vred_2double, >)
+SCALAR_LOC(vred_minloc_float_int_scalar, vred_float_int, <)
+SCALAR_LOC(vred_minloc_double_int_scalar, vred_double_int, <)
+SCALAR_LOC(vred_minloc_long_int_scalar, vred_long_int, <)
+SCALAR_LOC(vred_minloc_2int_scalar, vred_2int, <)
+SCALAR_LOC(vred_minloc_short_int_scalar, vred_short_int, <)
+SCALAR_LOC(vred_minloc_ldbl_int_scalar, vred_ldbl_int, <)
+SCALAR_LOC(vred_minloc_2float_scalar, vred_2float, <)
+SCALAR_LOC(vred_minloc_2double_scalar, vred_2double, <)
+
+/* ---- half precision: conversions ----------------------------------------------------------- */
+static uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static float bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+float vred_bf16_to_f32(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+
+/* Round to nearest even; a NaN keeps its sign and top payload bits and becomes quiet. */
+uint16_t vred_f32_to_bf16(float f)
+{
+    uint32_t x = f32_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x0040u);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+float vred_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0x1f) return bits_f32(sign | 0x7f800000u | (m << 13));
+    if (e != 0) return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+    if (m == 0) return bits_f32(sign);
+    /* subnormal: m * 2^-24, exact in float */
+    float v = (float)m * 0x1p-24f;
+    return bits_f32(sign | f32_bits(v));
+}
+
+/* IEEE binary16, round to nearest even, subnormals kept; the NaN rule of F16C/FCVT: quiet bit
+ * set, top ten payload bits kept. */
+uint16_t vred_f32_to_f16(float f)
+{
+    uint32_t x = f32_bits(f);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    x &= 0x7fffffffu;
+    if (x > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((x >> 13) & 0x3ffu));
+    if (x >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* >= 65520: rounds to inf */
+    if (x >= 0x38800000u)                                   /* normal in binary16 */
+        return (uint16_t)(sign | ((x - 0x38000000u + 0xfffu + ((x >> 13) & 1u)) >> 13));
+    if (x <= 0x33000000u) return sign; /* <= 2^-25: ties to the even zero */
+    uint32_t e = x >> 23, mant = (x & 0x7fffffu) | 0x800000u, s = 126u - e;
+    uint32_t r = mant >> s, rem = mant & ((1u << s) - 1u), half = 1u << (s - 1u);
+    if (rem > half || (rem == half && (r & 1u))) r++;
+    return (uint16_t)(sign | r);
+}
+
+/* ---- half precision: kernels --------------------------------------------------------------- */
+/* Arithmetic: widen both, one float op, round once. MAX/MIN: compare widened, return the winner's
+ * own bits (no rounding involved). */
+#define SCALAR_HALF(name, TO_F, FROM_F, EXPR)                                                   \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                       \
+    {                                                                                           \
+        const uint16_t *a = a_, *b = b_;                                                        \
+        uint16_t *o = o_;                                                                       \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            uint16_t hx = a[i], hy = b[i];                                                      \
+            float x = TO_F(hx), y = TO_F(hy);                                                   \
+            o[i] = (EXPR);                                                                      \
+        }                                                                                       \
+    }
+SCALAR_HALF(vred_sum_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, vred_f32_to_bf16(x + y))
+SCALAR_HALF(vred_prod_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, vred_f32_to_bf16(x * y))
+SCALAR_HALF(vred_max_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, y > x ? hy : hx)
+SCALAR_HALF(vred_min_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, y < x ? hy : hx)
+SCALAR_HALF(vred_sum_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, vred_f32_to_f16(x + y))
+SCALAR_HALF(vred_prod_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, vred_f32_to_f16(x * y))
+SCALAR_HALF(vred_max_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, y > x ? hy : hx)
+SCALAR_HALF(vred_min_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, y < x ? hy : hx)
+
+/* acc = widen(a) op acc, for the n-ary form's float32 accumulation. */
+#define SCALAR_HALF_ACC(name, TO_F, EXPR)                                                       \
+    static void name(const void *a_, float *acc, size_t n)                                      \
+    {                                                                                           \
+        const uint16_t *a = a_;                                                                 \
+        for (size_t i = 0; i < n; i++) {                                                        \
+            float x = TO_F(a[i]), y = acc[i];                                                   \
+            acc[i] = (EXPR);                                                                    \
+        }                                                                                       \
+    }
+SCALAR_HALF_ACC(vred_acc_max_bf16_scalar, vred_bf16_to_f32, VRED_MAX(x, y))
+SCALAR_HALF_ACC(vred_acc_min_bf16_scalar, vred_bf16_to_f32, VRED_MIN(x, y))
+SCALAR_HALF_ACC(vred_acc_sum_bf16_scalar, vred_bf16_to_f32, x + y)
+SCALAR_HALF_ACC(vred_acc_prod_bf16_scalar, vred_bf16_to_f32, x * y)
+SCALAR_HALF_ACC(vred_acc_max_f16_scalar, vred_f16_to_f32, VRED_MAX(x, y))
+SCALAR_HALF_ACC(vred_acc_min_f16_scalar, vred_f16_to_f32, VRED_MIN(x, y))
+SCALAR_HALF_ACC(vred_acc_sum_f16_scalar, vred_f16_to_f32, x + y)
+SCALAR_HALF_ACC(vred_acc_prod_f16_scalar, vred_f16_to_f32, x * y)
+
+static void vred_widen_bf16_scalar(const void *a_, float *o, size_t n)
+{
+    const uint16_t *a = a_;
+    for (size_t i = 0; i < n; i++) o[i] = vred_bf16_to_f32(a[i]);
+}
+static void vred_widen_f16_scalar(const void *a_, float *o, size_t n)
+{
+    const uint16_t *a = a_;
+    for (size_t i = 0; i < n; i++) o[i] = vred_f16_to_f32(a[i]);
+}
+static void vred_narrow_bf16_scalar(const float *a, void *o_, size_t n)
+{
+    uint16_t *o = o_;
+    for (size_t i = 0; i < n; i++) o[i] = vred_f32_to_bf16(a[i]);
+}
+static void vred_narrow_f16_scalar(const float *a, void *o_, size_t n)
+{
+    uint16_t *o = o_;
+    for (size_t i = 0; i < n; i++) o[i] = vred_f32_to_f16(a[i]);
+}
+
+/* ---- the table ----------------------------------------------------------------------------- */
+void vred_fill_scalar(vred_kernel_table *t)
+{
+    vred_binary_fn (*b)[VRED_TYPE_COUNT] = t->bin;
+
+    b[VRED_OP_MAX][VRED_INT8] = vred_max_i8_scalar;
+    b[VRED_OP_MAX][VRED_UINT8] = vred_max_u8_scalar;
+    b[VRED_OP_MAX][VRED_INT16] = vred_max_i16_scalar;
+    b[VRED_OP_MAX][VRED_UINT16] = vred_max_u16_scalar;
+    b[VRED_OP_MAX][VRED_INT32] = vred_max_i32_scalar;
+    b[VRED_OP_MAX][VRED_UINT32] = vred_max_u32_scalar;
+    b[VRED_OP_MAX][VRED_INT64] = vred_max_i64_scalar;
+    b[VRED_OP_MAX][VRED_UINT64] = vred_max_u64_scalar;
+    b[VRED_OP_MAX][VRED_FLOAT] = vred_max_f32_scalar;
+    b[VRED_OP_MAX][VRED_DOUBLE] = vred_max_f64_scalar;
+    b[VRED_OP_MAX][VRED_LONG_DOUBLE] = vred_max_ldbl_scalar;
+    b[VRED_OP_MAX][VRED_BFLOAT16] = vred_max_bf16_scalar;
+    b[VRED_OP_MAX][VRED_FLOAT16] = vred_max_f16_scalar;
+
+    b[VRED_OP_MIN][VRED_INT8] = vred_min_i8_scalar;
+    b[VRED_OP_MIN][VRED_UINT8] = vred_min_u8_scalar;
+    b[VRED_OP_MIN][VRED_INT16] = vred_min_i16_scalar;
+    b[VRED_OP_MIN][VRED_UINT16] = vred_min_u16_scalar;
+    b[VRED_OP_MIN][VRED_INT32] = vred_min_i32_scalar;
+    b[VRED_OP_MIN][VRED_UINT32] = vred_min_u32_scalar;
+    b[VRED_OP_MIN][VRED_INT64] = vred_min_i64_scalar;
+    b[VRED_OP_MIN][VRED_UINT64] = vred_min_u64_scalar;
+    b[VRED_OP_MIN][VRED_FLOAT] = vred_min_f32_scalar;
+    b[VRED_OP_MIN][VRED_DOUBLE] = vred_min_f64_scalar;
+    b[VRED_OP_MIN][VRED_LONG_DOUBLE] = vred_min_ldbl_scalar;
+    b[VRED_OP_MIN][VRED_BFLOAT16] = vred_min_bf16_scalar;
+    b[VRED_OP_MIN][VRED_FLOAT16] = vred_min_f16_scalar;
+
+    b[VRED_OP_SUM][VRED_UINT8] = vred_sum_u8_scalar;
+    b[VRED_OP_SUM][VRED_UINT16] = vred_sum_u16_scalar;
+    b[VRED_OP_SUM][VRED_UINT32] = vred_sum_u32_scalar;
+    b[VRED_OP_SUM][VRED_UINT64] = vred_sum_u64_scalar;
+    b[VRED_OP_SUM][VRED_FLOAT] = vred_sum_f32_scalar;
+    b[VRED_OP_SUM][VRED_DOUBLE] = vred_sum_f64_scalar;
+    b[VRED_OP_SUM][VRED_LONG_DOUBLE] = vred_sum_ldbl_scalar;
+    b[VRED_OP_SUM][VRED_BFLOAT16] = vred_sum_bf16_scalar;
+    b[VRED_OP_SUM][VRED_FLOAT16] = vred_sum_f16_scalar;
+
+    b[VRED_OP_PROD][VRED_UINT8] = vred_prod_u8_scalar;
+    b[VRED_OP_PROD][VRED_UINT16] = vred_prod_u16_scalar;
+    b[VRED_OP_PROD][VRED_UINT32] = vred_prod_u32_scalar;
+    b[VRED_OP_PROD][VRED_UINT64] = vred_prod_u64_scalar;
+    b[VRED_OP_PROD][VRED_FLOAT] = vred_prod_f32_scalar;
+    b[VRED_OP_PROD][VRED_DOUBLE] = vred_prod_f64_scalar;
+    b[VRED_OP_PROD][VRED_LONG_DOUBLE] = vred_prod_ldbl_scalar;
+    b[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX] = vred_prod_c32_scalar;
+    b[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX] = vred_prod_c64_scalar;
+    b[VRED_OP_PROD][VRED_C_LONG_DOUBLE_COMPLEX] = vred_prod_cldbl_scalar;
+    b[VRED_OP_PROD][VRED_BFLOAT16] = vred_prod_bf16_scalar;
+    b[VRED_OP_PROD][VRED_FLOAT16] = vred_prod_f16_scalar;
+
+    b[VRED_OP_LAND][VRED_UINT8] = vred_land_u8_scalar;
+    b[VRED_OP_LAND][VRED_UINT16] = vred_land_u16_scalar;
+    b[VRED_OP_LAND][VRED_UINT32] = vred_land_u32_scalar;
+    b[VRED_OP_LAND][VRED_UINT64] = vred_land_u64_scalar;
+    b[VRED_OP_LOR][VRED_UINT8] = vred_lor_u8_scalar;
+    b[VRED_OP_LOR][VRED_UINT16] = vred_lor_u16_scalar;
+    b[VRED_OP_LOR][VRED_UINT32] = vred_lor_u32_scalar;
+    b[VRED_OP_LOR][VRED_UINT64] = vred_lor_u64_scalar;
+    b[VRED_OP_LXOR][VRED_UINT8] = vred_lxor_u8_scalar;
+    b[VRED_OP_LXOR][VRED_UINT16] = vred_lxor_u16_scalar;
+    b[VRED_OP_LXOR][VRED_UINT32] = vred_lxor_u32_scalar;
+    b[VRED_OP_LXOR][VRED_UINT64] = vred_lxor_u64_scalar;
+
+    b[VRED_OP_BAND][VRED_UINT8] = vred_band_u8_scalar;
+    b[VRED_OP_BOR][VRED_UINT8] = vred_bor_u8_scalar;
+    b[VRED_OP_BXOR][VRED_UINT8] = vred_bxor_u8_scalar;
+
+    b[VRED_OP_MAXLOC][VRED_FLOAT_INT] = vred_maxloc_float_int_scalar;
+    b[VRED_OP_MAXLOC][VRED_DOUBLE_INT] = vred_maxloc_double_int_scalar;
+    b[VRED_OP_MAXLOC][VRED_LONG_INT] = vred_maxloc_long_int_scalar;
+    b[VRED_OP_MAXLOC][VRED_2INT] = vred_maxloc_2int_scalar;
+    b[VRED_OP_MAXLOC][VRED_SHORT_INT] = vred_maxloc_short_int_scalar;
+    b[VRED_OP_MAXLOC][VRED_LONG_DOUBLE_INT] = vred_maxloc_ldbl_int_scalar;
+    b[VRED_OP_MAXLOC][VRED_2FLOAT] = vred_maxloc_2float_scalar;
+    b[VRED_OP_MAXLOC][VRED_2DOUBLE] = vred_maxloc_2double_scalar;
+    b[VRED_OP_MINLOC][VRED_FLOAT_INT] = vred_minloc_float_int_scalar;
+    b[VRED_OP_MINLOC][VRED_DOUBLE_INT] = vred_minloc_double_int_scalar;
+    b[VRED_OP_MINLOC][VRED_LONG_INT] = vred_minloc_long_int_scalar;
+    b[VRED_OP_MINLOC][VRED_2INT] = vred_minloc_2int_scalar;
+    b[VRED_OP_MINLOC][VRED_SHORT_INT] = vred_minloc_short_int_scalar;
+    b[VRED_OP_MINLOC][VRED_LONG_DOUBLE_INT] = vred_minloc_ldbl_int_scalar;
+    b[VRED_OP_MINLOC][VRED_2FLOAT] = vred_minloc_2float_scalar;
+    b[VRED_OP_MINLOC][VRED_2DOUBLE] = vred_minloc_2double_scalar;
+
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_MAX] = vred_acc_max_bf16_scalar;
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_MIN] = vred_acc_min_bf16_scalar;
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_SUM] = vred_acc_sum_bf16_scalar;
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_PROD] = vred_acc_prod_bf16_scalar;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_MAX] = vred_acc_max_f16_scalar;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_MIN] = vred_acc_min_f16_scalar;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_SUM] = vred_acc_sum_f16_scalar;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_PROD] = vred_acc_prod_f16_scalar;
+    t->half_widen[VRED_HALF_BF16] = vred_widen_bf16_scalar;
+    t->half_widen[VRED_HALF_F16] = vred_widen_f16_scalar;
+    t->half_narrow[VRED_HALF_BF16] = vred_narrow_bf16_scalar;
+    t->half_narrow[VRED_HALF_F16] = vred_narrow_f16_scalar;
+}
