@@ -111,11 +111,17 @@ static int tail_setting(void)
     }
 }
 
+vred_isa vred_dispatch_select(vred_isa cap, int masked_tail)
+{
+    active_isa = vred_table_build(&vred_active, cap, masked_tail);
+    vred_entries_build(vred_entries, &vred_active);
+    return active_isa;
+}
+
 int vred_isa_cap(vred_isa cap)
 {
     if ((unsigned)cap > VRED_ISA_COUNT) return VRED_ERR_ARG;
-    active_isa = vred_table_build(&vred_active, cap, tail_setting());
-    vred_entries_build(vred_entries, &vred_active);
+    vred_dispatch_select(cap, tail_setting());
     return VRED_OK;
 }
 

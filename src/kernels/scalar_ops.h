@@ -22,25 +22,25 @@
 #define VRED_LXOR(x, y) (((x) != 0) != ((y) != 0))
 
 /*
- * Duff's device: run STMT n times, eight per loop trip, entering the unrolled body at n % 8.
- * STMT advances its own index.
+ * Duff's device: run a statement n times, eight per loop trip, entering the unrolled body at n % 8.
+ * The statement (the variadic part, so that it may contain commas) advances its own index.
  */
-#define VRED_DUFF8(n, STMT)                                                                     \
-    do {                                                                                        \
-        size_t duff_n_ = (n);                                                                   \
-        if (duff_n_ == 0) break;                                                                \
-        size_t duff_trips_ = (duff_n_ + 7) / 8;                                                 \
-        switch (duff_n_ % 8) {                                                                  \
-        case 0: do { STMT;                                                                      \
-        case 7: STMT;                                                                           \
-        case 6: STMT;                                                                           \
-        case 5: STMT;                                                                           \
-        case 4: STMT;                                                                           \
-        case 3: STMT;                                                                           \
-        case 2: STMT;                                                                           \
-        case 1: STMT;                                                                           \
-                } while (--duff_trips_ > 0);                                                    \
-        }                                                                                       \
+#define VRED_DUFF8(n, ...)                                                                         \
+    do {                                                                                           \
+        size_t duff_n_ = (n);                                                                      \
+        if (duff_n_ == 0) break;                                                                   \
+        size_t duff_trips_ = (duff_n_ + 7) / 8;                                                    \
+        switch (duff_n_ % 8) {                                                                     \
+        case 0: do { __VA_ARGS__; __attribute__((fallthrough));                                    \
+        case 7: __VA_ARGS__; __attribute__((fallthrough));                                         \
+        case 6: __VA_ARGS__; __attribute__((fallthrough));                                         \
+        case 5: __VA_ARGS__; __attribute__((fallthrough));                                         \
+        case 4: __VA_ARGS__; __attribute__((fallthrough));                                         \
+        case 3: __VA_ARGS__; __attribute__((fallthrough));                                         \
+        case 2: __VA_ARGS__; __attribute__((fallthrough));                                         \
+        case 1: __VA_ARGS__;                                                                       \
+                } while (--duff_trips_ > 0);                                                       \
+        }                                                                                          \
     } while (0)
 
 #endif

@@ -70,7 +70,8 @@ vred_canon vred_canonical(vred_op op, vred_type t)
             c.scale = 2;
             break;
         }
-        /* fall through: wrapping integer SUM and PROD are sign-blind */
+        /* wrapping integer SUM and PROD are sign-blind, as below */
+        __attribute__((fallthrough));
     case VRED_OP_PROD:
         if (g & VRED_G_INT) c.type = unsigned_of_size(size);
         break;

@@ -1,0 +1,429 @@
+/*
+ * Every kernel of every ISA against the scalar reference, bit for bit:
+ *   every valid (op, type) x every ISA this CPU runs (by capping; both tails where an ISA has two)
+ *   x every length 0..3 vector lengths plus a few large ones x misaligned starts
+ *   x the 2-buffer (in place), 3-buffer (separate and aliased), n-ary and reduce-all forms,
+ * on inputs full of NaN, +-0, inf, subnormals, extremes and ties.
+ * VRED_TEST_SEED changes the data; VRED_TEST_QUICK=1 thins the length sweep (sanitizer runs).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+#include <float.h>
+#include <math.h>
+#include "kernel.h"
+#include "dispatch.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+/* All NaN inputs carry the hardware's default NaN, so that no result depends on which of two
+ * NaN operands an instruction propagates (C leaves that open; vred documents it as such). */
+static float nan32;
+static double nan64;
+
+static float gen_f32(void)
+{
+    switch (rnd() % 16) {
+    case 0: return nan32;
+    case 1: return (rnd() & 1) ? 0.0f : -0.0f;
+    case 2: return (rnd() & 1) ? 1.0f / 0.0f : -1.0f / 0.0f;
+    case 3: return (float)((rnd() & 1) ? 1 : -1) * FLT_MIN * (float)(rnd() % 1000) / 1024.0f;
+    case 4: return (rnd() & 1) ? FLT_MAX : -FLT_MAX;
+    case 5: case 6: case 7: return (float)((int)(rnd() % 9) - 4); /* ties */
+    default: {
+        uint32_t u = (uint32_t)rnd();
+        float f;
+        memcpy(&f, &u, 4);
+        return f != f ? nan32 : f;
+    }
+    }
+}
+
+static double gen_f64(void)
+{
+    switch (rnd() % 16) {
+    case 0: return nan64;
+    case 1: return (rnd() & 1) ? 0.0 : -0.0;
+    case 2: return (rnd() & 1) ? 1.0 / 0.0 : -1.0 / 0.0;
+    case 3: return (double)((rnd() & 1) ? 1 : -1) * DBL_MIN * (double)(rnd() % 1000) / 1024.0;
+    case 4: return (rnd() & 1) ? DBL_MAX : -DBL_MAX;
+    case 5: case 6: case 7: return (double)((int)(rnd() % 9) - 4);
+    default: {
+        uint64_t u = rnd();
+        double f;
+        memcpy(&f, &u, 8);
+        return f != f ? nan64 : f;
+    }
+    }
+}
+
+static uint64_t gen_int(void)
+{
+    static const uint64_t special[] = {0, 1, ~0ull, 0x7f, 0x80, 100, 0x7fff, 0x8000,
+                                       0x7fffffff, 0x80000000ull, 0x7fffffffffffffffull,
+                                       0x8000000000000000ull};
+    if (rnd() % 4 == 0) return special[rnd() % (sizeof special / sizeof special[0])];
+    if (rnd() % 3 == 0) return rnd() % 5; /* small values: ties and zeros for logical ops */
+    return rnd();
+}
+
+static uint16_t gen_half(vred_type t)
+{
+    uint16_t h = (uint16_t)(rnd() % 8 == 0 ? gen_int() % 5 : rnd());
+    if (t == VRED_BFLOAT16) {
+        if ((h & 0x7fff) > 0x7f80) h = vred_f32_to_bf16(nan32);
+    } else if ((h & 0x7fff) > 0x7c00) {
+        h = vred_f32_to_f16(nan32);
+    }
+    return h;
+}
+
+static void put_value_f32(unsigned char *p) { float f = gen_f32(); memcpy(p, &f, 4); }
+static void put_value_f64(unsigned char *p) { double f = gen_f64(); memcpy(p, &f, 8); }
+
+/* One random element of type t at p (all sizeof bytes written, padding included). */
+static void gen_elem(vred_type t, unsigned char *p)
+{
+    size_t size = vred_type_size(t);
+    uint64_t v;
+    memset(p, 0x5a, size);
+    switch (t) {
+    case VRED_FLOAT: put_value_f32(p); break;
+    case VRED_DOUBLE: put_value_f64(p); break;
+    case VRED_C_FLOAT_COMPLEX: put_value_f32(p); put_value_f32(p + 4); break;
+    case VRED_C_DOUBLE_COMPLEX: put_value_f64(p); put_value_f64(p + 8); break;
+    case VRED_LONG_DOUBLE: { long double x = gen_f64(); memcpy(p, &x, sizeof x); break; }
+    case VRED_C_LONG_DOUBLE_COMPLEX: {
+        long double x[2] = {gen_f64(), gen_f64()};
+        memcpy(p, x, sizeof x);
+        break;
+    }
+    case VRED_BOOL: p[0] = (unsigned char)(rnd() % 7 == 0 ? 2 : rnd() & 1); break;
+    case VRED_BFLOAT16: case VRED_FLOAT16: { uint16_t h = gen_half(t); memcpy(p, &h, 2); break; }
+    case VRED_FLOAT_INT: { vred_float_int x = {gen_f32(), (int32_t)(rnd() % 8)}; memcpy(p, &x, sizeof x); break; }
+    case VRED_DOUBLE_INT: { vred_double_int x; memset(&x, 0x5a, sizeof x); x.v = gen_f64(); x.i = (int32_t)(rnd() % 8); memcpy(p, &x, sizeof x); break; }
+    case VRED_LONG_INT: { vred_long_int x; memset(&x, 0x5a, sizeof x); x.v = (int64_t)(gen_int() % 5); x.i = (int32_t)(rnd() % 8) - 2; memcpy(p, &x, sizeof x); break; }
+    case VRED_2INT: { vred_2int x = {(int32_t)(rnd() % 2 ? gen_int() : gen_int() % 4), (int32_t)(rnd() % 8) - 2}; memcpy(p, &x, sizeof x); break; }
+    case VRED_SHORT_INT: { vred_short_int x; memset(&x, 0x5a, sizeof x); x.v = (int16_t)(gen_int() % 4); x.i = (int32_t)(rnd() % 8); memcpy(p, &x, sizeof x); break; }
+    case VRED_LONG_DOUBLE_INT: { vred_ldbl_int x; memset(&x, 0x5a, sizeof x); x.v = (long double)(int)(rnd() % 4); x.i = (int32_t)(rnd() % 8); memcpy(p, &x, sizeof x); break; }
+    case VRED_2FLOAT: { vred_2float x = {gen_f32(), (float)(rnd() % 8)}; memcpy(p, &x, sizeof x); break; }
+    case VRED_2DOUBLE: { vred_2double x = {gen_f64(), (double)(rnd() % 8)}; memcpy(p, &x, sizeof x); break; }
+    default: /* integers, byte */
+        v = gen_int();
+        memcpy(p, &v, size);
+        break;
+    }
+}
+
+/* Bytes of an element that carry meaning (padding of pair types and x87 long double excluded). */
+static void significant(vred_type t, unsigned char *mask)
+{
+    size_t size = vred_type_size(t);
+    memset(mask, 1, size);
+#define FIELDS(T)                                                                              \
+    do {                                                                                       \
+        memset(mask, 0, size);                                                                 \
+        memset(mask + offsetof(T, v), 1, sizeof(((T *)0)->v));                                 \
+        memset(mask + offsetof(T, i), 1, sizeof(((T *)0)->i));                                 \
+    } while (0)
+    switch (t) {
+    case VRED_DOUBLE_INT: FIELDS(vred_double_int); break;
+    case VRED_LONG_INT: FIELDS(vred_long_int); break;
+    case VRED_SHORT_INT: FIELDS(vred_short_int); break;
+    case VRED_LONG_DOUBLE_INT: FIELDS(vred_ldbl_int); break;
+    default: break;
+    }
+#if LDBL_MANT_DIG == 64
+    /* x87 extended: 10 meaningful bytes */
+    if (t == VRED_LONG_DOUBLE || t == VRED_LONG_DOUBLE_INT) memset(mask + 10, 0, 6);
+    if (t == VRED_C_LONG_DOUBLE_COMPLEX) { memset(mask + 10, 0, 6); memset(mask + 26, 0, 6); }
+#endif
+}
+
+/* ---- test bookkeeping --------------------------------------------------------------------- */
+static long passed, failed;
+static int quick;
+
+static int same(vred_type t, const unsigned char *x, const unsigned char *y, size_t count,
+                size_t *where)
+{
+    size_t size = vred_type_size(t);
+    unsigned char mask[64];
+    significant(t, mask);
+    for (size_t i = 0; i < count * size; i++)
+        if (mask[i % size] && x[i] != y[i]) {
+            *where = i / size;
+            return 0;
+        }
+    return 1;
+}
+
+static void dump(const char *label, vred_type t, const unsigned char *p)
+{
+    fprintf(stderr, "    %s:", label);
+    for (size_t k = 0; k < vred_type_size(t); k++) fprintf(stderr, " %02x", p[k]);
+    fprintf(stderr, "\n");
+}
+
+static void check(const char *form, const char *variant, vred_op op, vred_type t, size_t n,
+                  size_t off, const unsigned char *ref, const unsigned char *got,
+                  const unsigned char *a, const unsigned char *b)
+{
+    size_t where;
+    if (same(t, ref, got, n, &where)) {
+        passed++;
+        return;
+    }
+    failed++;
+    if (failed > 30) return;
+    size_t size = vred_type_size(t);
+    fprintf(stderr, "MISMATCH %s %s %s/%s n=%zu offset=%zu at element %zu\n", variant, form,
+            vred_op_name(op), vred_type_name(t), n, off, where);
+    if (a) dump("in   ", t, a + where * size);
+    if (b) dump("inout", t, b + where * size);
+    dump("want ", t, ref + where * size);
+    dump("got  ", t, got + where * size);
+}
+
+/* ---- the sweep ---------------------------------------------------------------------------- */
+enum { NSRC = 5, MAXVAR = 8 };
+typedef struct {
+    vred_isa isa;
+    int masked;
+    char name[32];
+} variant;
+
+static variant variants[MAXVAR];
+static int nvariants;
+
+static void add_variants(void)
+{
+    for (int isa = VRED_ISA_SSE41; isa < VRED_ISA_COUNT; isa++) {
+        if (!vred_isa_supported((vred_isa)isa)) continue;
+        int two_tails = isa == VRED_ISA_AVX512 || isa == VRED_ISA_SVE;
+        for (int m = two_tails ? 1 : -1; m >= (two_tails ? 0 : -1); m--) {
+            variant *v = &variants[nvariants++];
+            v->isa = (vred_isa)isa;
+            v->masked = m;
+            snprintf(v->name, sizeof v->name, "%s%s", vred_isa_name(v->isa),
+                     m == 0 ? "/cascade" : m == 1 ? "/masked" : "");
+        }
+    }
+}
+
+/* Outputs of every form for one input set, under the currently selected table. */
+typedef struct {
+    unsigned char *two, *three, *alias, *nary[NSRC + 1], *all;
+} outputs;
+
+static unsigned char *xalloc(size_t bytes)
+{
+    unsigned char *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    if (!p) { perror("aligned_alloc"); exit(2); }
+    return p;
+}
+
+static void run_forms(vred_op op, vred_type t, size_t n, unsigned char *const src[NSRC],
+                      const size_t offs[3], outputs *o, unsigned char *scratch[3])
+{
+    size_t size = vred_type_size(t), bytes = n * size;
+    const unsigned char *a = src[0] + offs[0] * size, *b = src[1] + offs[1] * size;
+    /* 2-buffer: inout = in op inout */
+    memcpy(scratch[1] + offs[1] * size, b, bytes);
+    if (vred_reduce(op, t, a, scratch[1] + offs[1] * size, n) != VRED_OK) abort();
+    memcpy(o->two, scratch[1] + offs[1] * size, bytes);
+    /* 3-buffer into a separate, pre-filled buffer */
+    memset(scratch[2], 0xa5, bytes + offs[2] * size + 64);
+    if (vred_reduce3(op, t, a, b, scratch[2] + offs[2] * size, n) != VRED_OK) abort();
+    memcpy(o->three, scratch[2] + offs[2] * size, bytes);
+    /* 3-buffer with out aliasing a */
+    memcpy(scratch[0] + offs[0] * size, a, bytes);
+    if (vred_reduce3(op, t, scratch[0] + offs[0] * size, b, scratch[0] + offs[0] * size, n)) abort();
+    memcpy(o->alias, scratch[0] + offs[0] * size, bytes);
+    /* n-ary, 1..NSRC sources at different misalignments; the last run also aliases out = src[0] */
+    for (int k = 1; k <= NSRC; k++) {
+        const void *s[NSRC];
+        for (int j = 0; j < k; j++) s[j] = src[j] + offs[j % 3] * size;
+        memset(scratch[2], 0xa5, bytes + offs[2] * size + 64);
+        if (vred_reduce_n(op, t, s, (size_t)k, scratch[2] + offs[2] * size, n)) abort();
+        memcpy(o->nary[k], scratch[2] + offs[2] * size, bytes);
+    }
+    {
+        const void *s[3];
+        memcpy(scratch[0] + offs[0] * size, a, bytes);
+        s[0] = src[2] + offs[2] * size;
+        s[1] = scratch[0] + offs[0] * size; /* out aliases a middle source */
+        s[2] = src[1] + offs[1] * size;
+        if (vred_reduce_n(op, t, s, 3, scratch[0] + offs[0] * size, n)) abort();
+        memcpy(o->nary[0], scratch[0] + offs[0] * size, bytes);
+    }
+    memset(o->all, 0xa5, size);
+    if (vred_reduce_all(op, t, a, n, o->all)) abort();
+}
+
+static void compare_forms(const char *vname, vred_op op, vred_type t, size_t n, size_t off,
+                          const outputs *r, const outputs *g, unsigned char *const src[NSRC],
+                          const size_t offs[3])
+{
+    size_t size = vred_type_size(t);
+    const unsigned char *a = src[0] + offs[0] * size, *b = src[1] + offs[1] * size;
+    check("2-buffer", vname, op, t, n, off, r->two, g->two, a, b);
+    check("3-buffer", vname, op, t, n, off, r->three, g->three, a, b);
+    check("3-buffer-aliased", vname, op, t, n, off, r->alias, g->alias, a, b);
+    for (int k = 0; k <= NSRC; k++) {
+        char form[32];
+        snprintf(form, sizeof form, k ? "n-ary(%d)" : "n-ary-aliased", k);
+        check(form, vname, op, t, n, off, r->nary[k], g->nary[k], NULL, NULL);
+    }
+    check("reduce-all", vname, op, t, n ? 1 : 0, off, r->all, g->all, NULL, NULL);
+}
+
+static size_t vector_bytes(void)
+{
+    size_t v = 64; /* AVX-512 */
+#ifdef VRED_HAVE_SVE
+    if (vred_cpu()->sve_bits / 8 > v) v = vred_cpu()->sve_bits / 8;
+#endif
+    return v;
+}
+
+static void sweep(void)
+{
+    size_t vb = vector_bytes();
+    size_t max_n = 3 * vb + 70001; /* elements of the largest case, for 1-byte types */
+    unsigned char *src[NSRC], *scratch[3];
+    for (int j = 0; j < NSRC; j++) src[j] = xalloc(max_n * 32 + 256);
+    for (int j = 0; j < 3; j++) scratch[j] = xalloc(max_n * 32 + 256);
+    outputs ref, got;
+    outputs *os[2] = {&ref, &got};
+    for (int k = 0; k < 2; k++) {
+        os[k]->two = xalloc(max_n * 32);
+        os[k]->three = xalloc(max_n * 32);
+        os[k]->alias = xalloc(max_n * 32);
+        for (int j = 0; j <= NSRC; j++) os[k]->nary[j] = xalloc(max_n * 32);
+        os[k]->all = xalloc(64);
+    }
+
+    for (int op = 0; op < VRED_OP_COUNT; op++)
+        for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
+            vred_op o = (vred_op)op;
+            vred_type t = (vred_type)ty;
+            if (!vred_op_valid(o, t)) continue;
+            size_t size = vred_type_size(t), w = vb / size ? vb / size : 1;
+            size_t lens[1024], nlens = 0;
+            for (size_t n = 0; n <= 3 * w && nlens < 1000; n += (quick && n > 8) ? 1 + n / 8 : 1)
+                lens[nlens++] = n;
+            lens[nlens++] = 1000 + rnd() % 100;
+            lens[nlens++] = 4096 + 17;
+            if (!quick) lens[nlens++] = (70001 * 4) / size;
+            for (size_t li = 0; li < nlens; li++) {
+                size_t n = lens[li];
+                size_t wv = 64 / size ? 64 / size : 1; /* elements per cache line */
+                size_t offsets[3][3] = {{0, 0, 0}, {1 % wv, 2 % wv, 3 % wv}, {wv - 1, 0, 1 % wv}};
+                for (int oi = 0; oi < 3; oi++) {
+                    const size_t *offs = offsets[oi];
+                    for (int j = 0; j < NSRC; j++)
+                        for (size_t e = 0; e < n + wv; e++) gen_elem(t, src[j] + e * size);
+                    vred_dispatch_select(VRED_ISA_SCALAR, -1);
+                    run_forms(o, t, n, src, offs, &ref, scratch);
+                    for (int v = 0; v < nvariants; v++) {
+                        if (vred_dispatch_select(variants[v].isa, variants[v].masked) !=
+                            variants[v].isa) {
+                            fprintf(stderr, "could not select %s\n", variants[v].name);
+                            exit(2);
+                        }
+                        run_forms(o, t, n, src, offs, &got, scratch);
+                        compare_forms(variants[v].name, o, t, n, oi, &ref, &got, src, offs);
+                    }
+                }
+            }
+        }
+}
+
+/* ---- the documented rules, checked on their own (not only "equal to scalar") -------------- */
+static void expect(int ok, const char *what)
+{
+    if (ok) {
+        passed++;
+    } else {
+        failed++;
+        fprintf(stderr, "RULE FAILED: %s\n", what);
+    }
+}
+
+static void rules(void)
+{
+    for (int v = -1; v < nvariants; v++) {
+        if (v < 0) vred_dispatch_select(VRED_ISA_SCALAR, -1);
+        else vred_dispatch_select(variants[v].isa, variants[v].masked);
+        int8_t in8[70], io8[70];
+        for (int i = 0; i < 70; i++) in8[i] = io8[i] = 100;
+        vred_reduce(VRED_OP_SUM, VRED_INT8, in8, io8, 70);
+        expect(io8[0] == -56 && io8[69] == -56, "int8 SUM wraps: 100 + 100 = -56");
+
+        float fin[20], fio[20];
+        for (int i = 0; i < 20; i++) { fin[i] = nan32; fio[i] = 1.0f; }
+        fin[1] = 1.0f; fio[1] = nan32;
+        fin[2] = -0.0f; fio[2] = 0.0f;
+        vred_reduce(VRED_OP_MAX, VRED_FLOAT, fin, fio, 20);
+        expect(fio[0] != fio[0] && fio[19] != fio[19], "MAX(in=NaN, inout=1) = NaN (the in operand)");
+        expect(fio[1] == 1.0f, "MAX(in=1, inout=NaN) = 1 (the in operand)");
+        expect(fio[2] == 0.0f && signbit(fio[2]), "MAX(in=-0, inout=+0) = -0 (the in operand)");
+
+        uint32_t lin[9] = {0, 0, 5, 5, 0, 7, 0, 0, 9}, lio[9] = {0, 3, 0, 3, 0, 0, 1, 0, 2};
+        vred_reduce(VRED_OP_LAND, VRED_UINT32, lin, lio, 9);
+        expect(lio[3] == 1 && lio[1] == 0 && lio[8] == 1, "LAND gives 0/1");
+        vred_2int pin[17], pio[17];
+        for (int i = 0; i < 17; i++) { pin[i].v = 4; pin[i].i = 9; pio[i].v = 4; pio[i].i = 2; }
+        vred_reduce(VRED_OP_MAXLOC, VRED_2INT, pin, pio, 17);
+        expect(pio[0].i == 2 && pio[16].i == 2, "MAXLOC tie takes the lower index");
+
+        uint16_t h1[3] = {0x3f80, 0x3f80, 0x0001}, h2[3] = {0x3b80, 0x3f80, 0x0001}; /* bf16 */
+        vred_reduce(VRED_OP_SUM, VRED_BFLOAT16, h1, h2, 3);
+        /* 1 + 2^-8 is a tie between 1 and 1+2^-7: even is 1 (0x3f80). 1+1 = 2 (0x4000).
+         * 2 x smallest subnormal = 0x0002 (kept, not flushed). */
+        expect(h2[0] == 0x3f80 && h2[1] == 0x4000 && h2[2] == 0x0002, "bf16 SUM rounds to nearest even, keeps subnormals");
+
+        vred_c32 ca[3] = {{1, 2}, {3, -1}, {0.5f, 0.25f}}, cb[3] = {{3, 4}, {2, 5}, {2, 4}};
+        vred_reduce(VRED_OP_PROD, VRED_C_FLOAT_COMPLEX, ca, cb, 3);
+        expect(cb[0].re == -5 && cb[0].im == 10 && cb[1].re == 11 && cb[1].im == 13,
+               "complex PROD (1+2i)(3+4i) = -5+10i");
+    }
+    /* Errors */
+    float x = 1;
+    expect(vred_reduce(VRED_OP_BAND, VRED_FLOAT, &x, &x, 1) == VRED_ERR_OP_TYPE, "BAND on float is refused");
+    expect(vred_reduce(VRED_OP_SUM, VRED_FLOAT, NULL, &x, 1) == VRED_ERR_ARG, "NULL with count 1 is refused");
+    expect(vred_reduce(VRED_OP_SUM, VRED_FLOAT, NULL, NULL, 0) == VRED_OK, "count 0 with NULL is fine");
+    expect(vred_reduce((vred_op)99, VRED_FLOAT, &x, &x, 1) == VRED_ERR_ARG, "unknown op is refused");
+    expect(vred_reduce_n(VRED_OP_SUM, VRED_FLOAT, NULL, 0, &x, 1) == VRED_ERR_ARG, "n-ary with no sources is refused");
+}
+
+int main(void)
+{
+    const char *seed = getenv("VRED_TEST_SEED");
+    if (seed) rng_state ^= strtoull(seed, NULL, 0) * 0x9e3779b97f4a7c15ull + 1;
+    quick = getenv("VRED_TEST_QUICK") && atoi(getenv("VRED_TEST_QUICK"));
+    volatile float inf32 = 1.0f / 0.0f;
+    volatile double inf64 = 1.0 / 0.0;
+    nan32 = inf32 - inf32;
+    nan64 = inf64 - inf64;
+
+    add_variants();
+    printf("vred kernel test: best ISA %s, variants:", vred_isa_name(vred_isa_best()));
+    for (int v = 0; v < nvariants; v++) printf(" %s", variants[v].name);
+    printf("; vector length %zu bytes%s\n", vector_bytes(), quick ? " (quick)" : "");
+    if (nvariants == 0) printf("(only the scalar reference runs on this CPU)\n");
+    rules();
+    sweep();
+    printf("%ld passed, %ld failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
