@@ -347,6 +347,15 @@ static void sweep(void)
                 }
             }
         }
+    for (int j = 0; j < NSRC; j++) free(src[j]);
+    for (int j = 0; j < 3; j++) free(scratch[j]);
+    for (int k = 0; k < 2; k++) {
+        free(os[k]->two);
+        free(os[k]->three);
+        free(os[k]->alias);
+        for (int j = 0; j <= NSRC; j++) free(os[k]->nary[j]);
+        free(os[k]->all);
+    }
 }
 
 /* ---- the documented rules, checked on their own (not only "equal to scalar") -------------- */

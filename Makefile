@@ -1,0 +1,47 @@
+# The front door. `make` builds; `make test` and `make bench` also install what they need.
+BUILD     ?= build
+JOBS      ?= $(shell nproc)
+CMAKE_ARGS ?=
+
+.PHONY: all build deps test test-native test-asan test-aarch64 bench bench-full clean
+
+all: build
+
+build:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
+	cmake --build $(BUILD) -j$(JOBS)
+
+deps:
+	scripts/install-deps.sh test
+
+# Every test: native build (all ISAs of this CPU, both MPIs), the unit tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and the aarch64 build under qemu (NEON, SVE at
+# 128..2048 bits).
+test: deps
+	$(MAKE) --no-print-directory test-native test-asan test-aarch64
+
+test-native: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+test-asan:
+	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DVRED_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
+	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels
+	VRED_TEST_QUICK=1 ctest --test-dir $(BUILD)/asan --output-on-failure -R '^kernels$$'
+
+test-aarch64:
+	cmake -S . -B $(BUILD)/aarch64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/aarch64-linux-gnu.cmake >/dev/null
+	cmake --build $(BUILD)/aarch64 -j$(JOBS)
+	ctest --test-dir $(BUILD)/aarch64 --output-on-failure -j$(JOBS)
+
+bench:
+	scripts/install-deps.sh bench
+	$(MAKE) --no-print-directory build
+	bench/run_local.sh --build $(BUILD)
+
+bench-full:
+	scripts/install-deps.sh bench
+	$(MAKE) --no-print-directory build
+	bench/run_local.sh --build $(BUILD) --full
+
+clean:
+	rm -rf $(BUILD)
