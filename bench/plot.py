@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Plots vred-bench / vred-kbench CSV files as PNGs.
+
+usage: bench/plot.py [--out DIR] FILE.csv [FILE.csv ...]
+
+A `vred-bench local --csv` file (any number, e.g. one per MPI baseline) gives
+  local_<type>_<op>_<isa>.png  one per case: GB/s against message size, log-log, one panel per
+                               (mode, baseline), lines for vred, the MPI and memcpy
+  speedup_<isa>.png            vred/MPI time ratio against size, one panel per (mode, baseline),
+                               one line per case
+A `vred-kbench tails --csv` file gives
+  tails_<isa>.png              ns per call against length, masked tail vs cascade, one panel per case
+Bytes moved: a reduction counts 3 x size (read in, read inout, write inout), memcpy 2 x size.
+"""
+import argparse
+import collections
+import csv
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+MODES = ("warm", "cold")
+
+
+def size_label(b):
+    b = int(b)
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if b >= 1 << shift and b % (1 << shift) == 0:
+            return f"{b >> shift}{unit}"
+    return str(b)
+
+
+def read(files):
+    local, tails = [], []
+    for f in files:
+        with open(f, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        if not rows:
+            continue
+        if "vred_us" in rows[0]:
+            local += rows
+        elif "masked_ns" in rows[0]:
+            tails += rows
+        else:
+            print(f"plot.py: {f}: not a vred-bench or vred-kbench CSV, skipped", file=sys.stderr)
+    return local, tails
+
+
+def size_axis(ax, sizes):
+    ax.set_xscale("log", base=2)
+    ticks = sorted(sizes)
+    if len(ticks) > 10:
+        step = math.ceil(len(ticks) / 10)
+        ticks = ticks[::step]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([size_label(s) for s in ticks], rotation=45, fontsize=7)
+    ax.set_xlabel("message size (bytes)")
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def grid(n_rows, n_cols, title):
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(5.2 * n_cols, 3.9 * n_rows), squeeze=False)
+    fig.suptitle(title, fontsize=11)
+    return fig, axes
+
+
+def plot_local(rows, out):
+    written = []
+    baselines = sorted({r["baseline"] for r in rows})
+    by_case = collections.defaultdict(list)
+    for r in rows:
+        by_case[(r["isa"], r["type"], r["op"])].append(r)
+    for (isa, ty, op), rs in sorted(by_case.items()):
+        modes = [m for m in MODES if any(r["mode"] == m for r in rs)]
+        bls = [b for b in baselines if any(r["baseline"] == b for r in rs)]
+        fig, axes = grid(len(modes), len(bls), f"MPI_Reduce_local {ty} {op}: vred ({isa}) vs the MPI vs memcpy")
+        for i, mode in enumerate(modes):
+            for j, bl in enumerate(bls):
+                ax = axes[i][j]
+                sel = sorted((r for r in rs if r["mode"] == mode and r["baseline"] == bl),
+                             key=lambda r: int(r["size_bytes"]))
+                if not sel:
+                    ax.set_visible(False)
+                    continue
+                x = [int(r["size_bytes"]) for r in sel]
+                for col, label, style in (("vred_gbs", f"vred ({isa})", "o-"),
+                                          ("mpi_gbs", f"MPI: {bl}", "s--"),
+                                          ("memcpy_gbs", "memcpy", "^:")):
+                    ax.plot(x, [float(r[col]) for r in sel], style, label=label, markersize=4)
+                ax.set_yscale("log")
+                size_axis(ax, x)
+                ax.set_ylabel("GB/s (reduction 3x size, memcpy 2x size)", fontsize=8)
+                ax.set_title(f"{mode} cache, baseline {bl}", fontsize=9)
+                ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = os.path.join(out, f"local_{ty}_{op}_{isa}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    for isa in sorted({r["isa"] for r in rows}):
+        rs = [r for r in rows if r["isa"] == isa]
+        modes = [m for m in MODES if any(r["mode"] == m for r in rs)]
+        bls = [b for b in baselines if any(r["baseline"] == b for r in rs)]
+        fig, axes = grid(len(modes), len(bls), f"vred ({isa}) speedup over the MPI's MPI_Reduce_local (MPI time / vred time)")
+        for i, mode in enumerate(modes):
+            for j, bl in enumerate(bls):
+                ax = axes[i][j]
+                sel = [r for r in rs if r["mode"] == mode and r["baseline"] == bl]
+                cases = sorted({(r["type"], r["op"]) for r in sel})
+                xs = set()
+                for ty, op in cases:
+                    cs = sorted((r for r in sel if (r["type"], r["op"]) == (ty, op)),
+                                key=lambda r: int(r["size_bytes"]))
+                    x = [int(r["size_bytes"]) for r in cs]
+                    xs.update(x)
+                    ax.plot(x, [float(r["speedup_vs_mpi"]) for r in cs], "o-", markersize=3,
+                            label=f"{ty} {op}")
+                ax.axhline(1.0, color="black", linewidth=0.8)
+                ax.set_yscale("log")
+                if xs:
+                    size_axis(ax, xs)
+                ax.set_ylabel("speedup (x)")
+                ax.set_title(f"{mode} cache, baseline {bl}", fontsize=9)
+                ax.legend(fontsize=6, ncol=2 if len(cases) > 8 else 1)
+        fig.tight_layout()
+        path = os.path.join(out, f"speedup_{isa}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def plot_tails(rows, out):
+    written = []
+    for isa in sorted({r["isa"] for r in rows}):
+        rs = [r for r in rows if r["isa"] == isa]
+        cases = sorted({(r["type"], r["op"]) for r in rs})
+        cols = min(2, len(cases))
+        nrows = math.ceil(len(cases) / cols)
+        fig, axes = grid(nrows, cols, f"{isa}: masked tail vs cascade, ns per call (median)")
+        for k, (ty, op) in enumerate(cases):
+            ax = axes[k // cols][k % cols]
+            cs = sorted((r for r in rs if (r["type"], r["op"]) == (ty, op)), key=lambda r: int(r["n"]))
+            x = [int(r["n"]) for r in cs]
+            ax.plot(x, [float(r["masked_ns"]) for r in cs], "-", label="masked tail")
+            ax.plot(x, [float(r["cascade_ns"]) for r in cs], "-", label="cascade")
+            w = int(cs[0]["W"])
+            for v in range(w, max(x) + 1, w):
+                ax.axvline(v, color="grey", linewidth=0.5, alpha=0.5)
+            ax.set_xlabel(f"elements (vector = {w})")
+            ax.set_ylabel("ns per call")
+            ax.set_title(f"{ty} {op}", fontsize=9)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=7)
+        for k in range(len(cases), nrows * cols):
+            axes[k // cols][k % cols].set_visible(False)
+        fig.tight_layout()
+        path = os.path.join(out, f"tails_{isa}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="+", help="CSV files from vred-bench local --csv / vred-kbench tails --csv")
+    ap.add_argument("--out", default=None, help="directory for the PNGs (default: the first file's)")
+    a = ap.parse_args()
+    out = a.out or os.path.dirname(os.path.abspath(a.files[0]))
+    os.makedirs(out, exist_ok=True)
+    local, tails = read(a.files)
+    written = (plot_local(local, out) if local else []) + (plot_tails(tails, out) if tails else [])
+    for p in written:
+        print(p)
+    if not written:
+        print("plot.py: nothing to plot", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

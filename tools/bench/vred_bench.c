@@ -1,0 +1,796 @@
+/*
+ * vred-bench: vred against the MPI library underneath it, in one process, side by side.
+ *
+ *   vred-bench local    [--case LIST|default|all] [--sizes LIST | --min B --max B] [--mode warm|cold|both]
+ *                       [--isa best|scalar|sse41|avx2|avx512|neon|sve|all] [--reps N] [--budget S]
+ *                       [--validate] [--csv FILE] [--label NAME] [--llc BYTES]
+ *   vred-bench counters [--case f32:sum,u8:sum] [--bytes 16M] [--isa ...] [--which both|vred|mpi]
+ *
+ * `local` times MPI_Reduce_local served by vred (MPI_Reduce_local, from libvred-mpi.so), by the
+ * MPI library (PMPI_Reduce_local) and a memcpy of the same size. Every repetition runs the three
+ * in turn (the first of the three rotates from one repetition to the next), each over a batch of
+ * calls; a table row is the median over the repetitions. Two modes:
+ *   warm  the same buffers on every call (in cache whenever they fit);
+ *   cold  every call takes the next buffers of a pool at least twice the size of the last-level
+ *         cache, visited in an order that defeats the prefetchers, so a call's operands were last
+ *         touched one whole pool ago: they come from memory.
+ * --validate compares vred's inout with the MPI's bit for bit after every repetition (both start
+ * from the same bytes and see the same calls).
+ *
+ * `counters` runs one reduction through vred and one through the MPI, each inside its own
+ * function (bench_counted_vred, bench_counted_mpi) so that
+ *   valgrind --tool=callgrind --toggle-collect=bench_counted_vred ...
+ * counts just that call; tools/bench/counters.sh does it and prints the table.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include "vred.h"
+
+#ifndef VRED_BENCH_FLAVOR
+#define VRED_BENCH_FLAVOR "mpi"
+#endif
+
+/* ---- cases: the (op, type) pairs of vred's table that the MPI also names -------------------- */
+
+typedef struct { float v; int32_t i; } p_float_int;
+typedef struct { double v; int32_t i; } p_double_int;
+typedef struct { int64_t v; int32_t i; } p_long_int;
+typedef struct { int32_t v; int32_t i; } p_2int;
+typedef struct { int16_t v; int32_t i; } p_short_int;
+typedef struct { long double v; int32_t i; } p_ldbl_int;
+typedef struct { float v, i; } p_2float;
+typedef struct { double v, i; } p_2double;
+
+typedef struct {
+    vred_op op;
+    vred_type type;
+    MPI_Datatype dt;
+    MPI_Op mop;
+    const char *dt_name, *op_name;
+    size_t esize;
+} bcase;
+
+/* The MPI datatype of each vred type; MPI_DATATYPE_NULL where MPI has none (bf16, f16). */
+static MPI_Datatype mpi_type(vred_type t, const char **name)
+{
+#define R(d) do { *name = #d; return d; } while (0)
+    switch (t) {
+    case VRED_INT8: R(MPI_INT8_T);
+    case VRED_UINT8: R(MPI_UINT8_T);
+    case VRED_INT16: R(MPI_INT16_T);
+    case VRED_UINT16: R(MPI_UINT16_T);
+    case VRED_INT32: R(MPI_INT32_T);
+    case VRED_UINT32: R(MPI_UINT32_T);
+    case VRED_INT64: R(MPI_INT64_T);
+    case VRED_UINT64: R(MPI_UINT64_T);
+    case VRED_FLOAT: R(MPI_FLOAT);
+    case VRED_DOUBLE: R(MPI_DOUBLE);
+    case VRED_LONG_DOUBLE: R(MPI_LONG_DOUBLE);
+    case VRED_C_FLOAT_COMPLEX: R(MPI_C_FLOAT_COMPLEX);
+    case VRED_C_DOUBLE_COMPLEX: R(MPI_C_DOUBLE_COMPLEX);
+    case VRED_C_LONG_DOUBLE_COMPLEX: R(MPI_C_LONG_DOUBLE_COMPLEX);
+    case VRED_BOOL: R(MPI_C_BOOL);
+    case VRED_BYTE: R(MPI_BYTE);
+    case VRED_FLOAT_INT: R(MPI_FLOAT_INT);
+    case VRED_DOUBLE_INT: R(MPI_DOUBLE_INT);
+    case VRED_LONG_INT: R(MPI_LONG_INT);
+    case VRED_2INT: R(MPI_2INT);
+    case VRED_SHORT_INT: R(MPI_SHORT_INT);
+    case VRED_LONG_DOUBLE_INT: R(MPI_LONG_DOUBLE_INT);
+    case VRED_2FLOAT: R(MPI_2REAL);
+    case VRED_2DOUBLE: R(MPI_2DOUBLE_PRECISION);
+    default: *name = "none"; return MPI_DATATYPE_NULL;
+    }
+#undef R
+}
+
+static MPI_Op mpi_op(vred_op op, const char **name)
+{
+#define R(o) do { *name = #o; return o; } while (0)
+    switch (op) {
+    case VRED_OP_MAX: R(MPI_MAX);
+    case VRED_OP_MIN: R(MPI_MIN);
+    case VRED_OP_SUM: R(MPI_SUM);
+    case VRED_OP_PROD: R(MPI_PROD);
+    case VRED_OP_LAND: R(MPI_LAND);
+    case VRED_OP_LOR: R(MPI_LOR);
+    case VRED_OP_LXOR: R(MPI_LXOR);
+    case VRED_OP_BAND: R(MPI_BAND);
+    case VRED_OP_BOR: R(MPI_BOR);
+    case VRED_OP_BXOR: R(MPI_BXOR);
+    case VRED_OP_MINLOC: R(MPI_MINLOC);
+    case VRED_OP_MAXLOC: R(MPI_MAXLOC);
+    default: *name = "none"; return MPI_OP_NULL;
+    }
+#undef R
+}
+
+/* 0 and a reason if the pair cannot be benchmarked against this MPI. */
+static int make_case(vred_op op, vred_type t, bcase *c, const char **why)
+{
+    memset(c, 0, sizeof *c);
+    c->op = op, c->type = t, c->esize = vred_type_size(t);
+    if (!vred_op_valid(op, t)) return *why = "not a valid (op, type) pair", 0;
+    c->dt = mpi_type(t, &c->dt_name);
+    c->mop = mpi_op(op, &c->op_name);
+    if (c->dt == MPI_DATATYPE_NULL) return *why = "the MPI has no such datatype", 0;
+    MPI_Aint lb, extent;
+    if (MPI_Type_get_extent(c->dt, &lb, &extent) != MPI_SUCCESS || lb != 0 ||
+        (size_t)extent != c->esize)
+        return *why = "the MPI datatype's extent differs from vred's type (or it is unavailable)", 0;
+    return 1;
+}
+
+/* "f32:sum" or "sum:f32". */
+static int parse_case(const char *s, vred_op *op, vred_type *ty)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", s);
+    char *colon = strchr(buf, ':');
+    if (!colon) return 0;
+    *colon = 0;
+    const char *p[2] = {buf, colon + 1};
+    int got_op = 0, got_ty = 0;
+    for (int k = 0; k < 2; k++) {
+        for (int o = 0; o < VRED_OP_COUNT; o++)
+            if (strcasecmp(p[k], vred_op_name((vred_op)o)) == 0) *op = (vred_op)o, got_op = 1;
+        for (int t = 0; t < VRED_TYPE_COUNT; t++)
+            if (strcasecmp(p[k], vred_type_name((vred_type)t)) == 0) *ty = (vred_type)t, got_ty = 1;
+    }
+    return got_op && got_ty;
+}
+
+static const char *const default_cases = "f32:sum,f64:max,i32:prod,u8:sum,u8:band,i64:bxor";
+
+/* Parses LIST|default|all into cases; reports and drops pairs the MPI cannot run. */
+static int build_cases(const char *spec, bcase **out, int verbose)
+{
+    int cap = VRED_OP_COUNT * VRED_TYPE_COUNT, n = 0;
+    bcase *cs = calloc((size_t)cap, sizeof *cs);
+    const char *why;
+    if (!strcmp(spec, "all")) {
+        for (int op = 0; op < VRED_OP_COUNT; op++)
+            for (int t = 0; t < VRED_TYPE_COUNT; t++) {
+                if (!vred_op_valid((vred_op)op, (vred_type)t)) continue;
+                if (make_case((vred_op)op, (vred_type)t, &cs[n], &why)) n++;
+                else if (verbose)
+                    fprintf(stderr, "# skipped %s:%s: %s\n", vred_type_name((vred_type)t),
+                            vred_op_name((vred_op)op), why);
+            }
+    } else {
+        char list[1024];
+        snprintf(list, sizeof list, "%s", !strcmp(spec, "default") ? default_cases : spec);
+        for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            vred_op op = VRED_OP_SUM;
+            vred_type t = VRED_FLOAT;
+            if (!parse_case(tok, &op, &t)) {
+                fprintf(stderr, "vred-bench: unknown case '%s' (write type:op, e.g. f32:sum)\n", tok);
+                exit(2);
+            }
+            if (make_case(op, t, &cs[n], &why)) n++;
+            else fprintf(stderr, "# skipped %s: %s\n", tok, why);
+        }
+    }
+    *out = cs;
+    return n;
+}
+
+/* ---- operands --------------------------------------------------------------------------------
+ * Repeated in-place application must stay finite, free of subnormals and identical between vred
+ * and the MPI: floating PROD multiplies by +-1 (complex: by +-i), floating SUM adds multiples of
+ * 1/8, logical operands are 0 or not with equal odds, MINLOC/MAXLOC values repeat (ties).
+ * Padding bytes are zero in every buffer. */
+static uint32_t rnd(uint32_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 17, *s ^= *s << 5;
+    return *s;
+}
+
+static void fill(const bcase *c, void *buf, size_t count, uint32_t seed, int is_in)
+{
+    unsigned char *b = buf;
+    uint32_t s = seed * 2654435761u + 1;
+    int prod = c->op == VRED_OP_PROD, logical = c->op >= VRED_OP_LAND && c->op <= VRED_OP_LXOR;
+    memset(buf, 0, count * c->esize);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t r = rnd(&s);
+        double fv = prod ? (is_in ? ((r & 1) ? -1.0 : 1.0) : 1.0 + (r % 1024) / 1024.0)
+                         : ((double)(r % 2001) - 1000.0) * 0.125;
+        void *e = b + i * c->esize;
+        int ival = (int)(r % 8);
+        switch (c->type) {
+        case VRED_FLOAT: *(float *)e = (float)fv; break;
+        case VRED_DOUBLE: *(double *)e = fv; break;
+        case VRED_LONG_DOUBLE: *(long double *)e = fv; break;
+        case VRED_C_FLOAT_COMPLEX:
+            if (prod && is_in) ((float *)e)[0] = 0, ((float *)e)[1] = (r & 2) ? 1.0f : -1.0f;
+            else ((float *)e)[0] = (float)fv, ((float *)e)[1] = (float)(fv * 0.5);
+            break;
+        case VRED_C_DOUBLE_COMPLEX:
+            if (prod && is_in) ((double *)e)[0] = 0, ((double *)e)[1] = (r & 2) ? 1.0 : -1.0;
+            else ((double *)e)[0] = fv, ((double *)e)[1] = fv * 0.5;
+            break;
+        case VRED_C_LONG_DOUBLE_COMPLEX:
+            if (prod && is_in) ((long double *)e)[0] = 0, ((long double *)e)[1] = (r & 2) ? 1.0L : -1.0L;
+            else ((long double *)e)[0] = fv, ((long double *)e)[1] = fv * 0.5;
+            break;
+        case VRED_BOOL: *(uint8_t *)e = (r >> 3) & 1; break;
+        case VRED_FLOAT_INT: ((p_float_int *)e)->v = (float)ival, ((p_float_int *)e)->i = (int32_t)i; break;
+        case VRED_DOUBLE_INT: ((p_double_int *)e)->v = ival, ((p_double_int *)e)->i = (int32_t)i; break;
+        case VRED_LONG_INT: ((p_long_int *)e)->v = ival, ((p_long_int *)e)->i = (int32_t)i; break;
+        case VRED_2INT: ((p_2int *)e)->v = ival, ((p_2int *)e)->i = (int32_t)(i ^ (size_t)is_in); break;
+        case VRED_SHORT_INT: ((p_short_int *)e)->v = (int16_t)ival, ((p_short_int *)e)->i = (int32_t)i; break;
+        case VRED_LONG_DOUBLE_INT: ((p_ldbl_int *)e)->v = ival, ((p_ldbl_int *)e)->i = (int32_t)i; break;
+        case VRED_2FLOAT: ((p_2float *)e)->v = (float)ival, ((p_2float *)e)->i = (float)i; break;
+        case VRED_2DOUBLE: ((p_2double *)e)->v = ival, ((p_2double *)e)->i = (double)i; break;
+        default: /* integers and bytes */
+            for (size_t k = 0; k < c->esize; k += 4) {
+                uint32_t w = k ? rnd(&s) : r;
+                if (logical && (w >> 7) % 2 == 0) w = 0;
+                else if (prod) w |= 1;
+                memcpy((char *)e + k, &w, c->esize - k < 4 ? c->esize - k : 4);
+            }
+            if (logical && c->esize < 4 && (r >> 9) % 2 == 0) memset(e, 0, c->esize);
+            break;
+        }
+    }
+}
+
+/* ---- machine ---------------------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The largest data/unified cache of cpu0, from sysfs (or glibc); 32 MiB if unknown. */
+static size_t llc_bytes(void)
+{
+    size_t best = 0;
+    for (int i = 0; i < 8; i++) {
+        char path[128], v[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        if (fgets(v, sizeof v, f)) {
+            char *end;
+            size_t x = strtoull(v, &end, 10);
+            if (*end == 'K') x <<= 10;
+            else if (*end == 'M') x <<= 20;
+            if (x > best) best = x;
+        }
+        fclose(f);
+    }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    if (!best) {
+        long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        best = l3 > 0 ? (size_t)l3 : l2 > 0 ? (size_t)l2 : 0;
+    }
+#endif
+    return best ? best : (size_t)32 << 20;
+}
+
+static void cpu_model(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            char *c = strchr(line, ':') + 1;
+            while (*c == ' ' || *c == '\t') c++;
+            c[strcspn(c, "\n")] = 0;
+            snprintf(buf, n, "%s", c);
+            break;
+        }
+    fclose(f);
+}
+
+/* "64K", "16M", "1G", "4096" -> bytes. */
+static size_t parse_bytes(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; break;
+    case 'm': case 'M': v *= 1024 * 1024; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+    default: break;
+    }
+    return v > 0 ? (size_t)v : 0;
+}
+
+static void fmt_bytes(char *buf, size_t n, size_t b)
+{
+    if (b >= (1u << 30) && b % (1u << 30) == 0) snprintf(buf, n, "%zu GiB", b >> 30);
+    else if (b >= (1u << 20) && b % (1u << 20) == 0) snprintf(buf, n, "%zu MiB", b >> 20);
+    else if (b >= 1024 && b % 1024 == 0) snprintf(buf, n, "%zu KiB", b >> 10);
+    else snprintf(buf, n, "%zu B", b);
+}
+
+/* ---- the MPI under test ------------------------------------------------------------------------ */
+
+static char mpi_lib[MPI_MAX_LIBRARY_VERSION_STRING];
+static char baseline[128];
+static const char *reduce_local_from = "unknown";
+
+static void describe_mpi(const char *label)
+{
+    int len = 0;
+    MPI_Get_library_version(mpi_lib, &len);
+    mpi_lib[strcspn(mpi_lib, "\n")] = 0;
+    for (char *p = mpi_lib; *p; p++) {
+        if (*p == ',') *p = ';'; /* CSV-safe */
+        if (*p == '\t') *p = ' ';
+    }
+    /* Which object MPI_Reduce_local resolved to: libvred-mpi.so, or the MPI itself. */
+    Dl_info info;
+    if (dladdr((void *)MPI_Reduce_local, &info) && info.dli_fname) reduce_local_from = info.dli_fname;
+    if (label) {
+        snprintf(baseline, sizeof baseline, "%s", label);
+        return;
+    }
+    snprintf(baseline, sizeof baseline, "%s", VRED_BENCH_FLAVOR);
+    const char *op = getenv("OMPI_MCA_op");
+    if (strstr(mpi_lib, "Open MPI")) {
+        if (op && strstr(op, "^") && strstr(op, "avx")) strcat(baseline, "-noavx");
+        else if (op && *op) snprintf(baseline + strlen(baseline), 64, "-op=%s", op);
+        else strcat(baseline, "-avx");
+        const char *cap = getenv("OMPI_MCA_op_avx_support");
+        if (cap && *cap) snprintf(baseline + strlen(baseline), 48, "-cap%s", cap);
+    }
+}
+
+static const char *baseline_note(void)
+{
+    if (!strstr(mpi_lib, "Open MPI")) return "the library's own operator";
+    const char *op = getenv("OMPI_MCA_op");
+    if (op && strstr(op, "^") && strstr(op, "avx"))
+        return "op/avx excluded (--mca op ^avx): Open MPI's scalar C operator";
+    return "Open MPI's default: op/avx (SSE..AVX-512 intrinsics where the CPU has them)";
+}
+
+static int vred_is_linked(void) { return strstr(reduce_local_from, "vred") != NULL; }
+
+/* ---- local ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    size_t sizes[64];
+    int nsizes;
+    int warm, cold, reps, validate;
+    double budget;
+    size_t flush;
+    FILE *csv;
+} local_opts;
+
+typedef struct {
+    char *base;      /* three pools (vred, MPI, memcpy), each K slots of [in | inout] */
+    size_t capacity; /* bytes of the whole allocation */
+} pool_t;
+
+typedef void *(*memcpy_fn)(void *, const void *, size_t);
+static memcpy_fn volatile the_memcpy = memcpy;
+
+enum { V_VRED, V_MPI, V_COPY };
+
+static size_t gcd(size_t a, size_t b)
+{
+    while (b) {
+        size_t t = a % b;
+        a = b, b = t;
+    }
+    return a;
+}
+
+typedef struct {
+    const bcase *c;
+    size_t size, stride, K, P, count;
+    char *pv, *pm, *pc; /* pool bases of the three variants */
+} layout;
+
+static inline char *slot_in(const layout *L, char *pool, size_t s) { return pool + s * L->stride; }
+static inline char *slot_io(const layout *L, char *pool, size_t s)
+{
+    return pool + s * L->stride + L->stride / 2;
+}
+
+/* k calls of one variant over slots (cursor .. cursor+k-1) * P mod K; returns seconds. */
+static double run_batch(const layout *L, int v, size_t cursor, int k)
+{
+    const bcase *c = L->c;
+    int count = (int)L->count;
+    double t0 = now_s();
+    for (int j = 0; j < k; j++) {
+        size_t s = ((cursor + (size_t)j) * L->P) % L->K;
+        switch (v) {
+        case V_VRED:
+            MPI_Reduce_local(slot_in(L, L->pv, s), slot_io(L, L->pv, s), count, c->dt, c->mop);
+            break;
+        case V_MPI:
+            PMPI_Reduce_local(slot_in(L, L->pm, s), slot_io(L, L->pm, s), count, c->dt, c->mop);
+            break;
+        default: the_memcpy(slot_io(L, L->pc, s), slot_in(L, L->pc, s), L->size); break;
+        }
+    }
+    return now_s() - t0;
+}
+
+/* Compares vred's and the MPI's inout of the slots just used; resynchronizes on a difference. */
+static int check_batch(const layout *L, size_t cursor, int k, int *reported)
+{
+    int bad = 0;
+    for (int j = 0; j < k && (size_t)j < L->K; j++) {
+        size_t s = ((cursor + (size_t)j) * L->P) % L->K;
+        char *a = slot_io(L, L->pv, s), *b = slot_io(L, L->pm, s);
+        if (memcmp(a, b, L->size) == 0) continue;
+        bad++;
+        if (!*reported) {
+            size_t e = 0;
+            while (memcmp(a + e * L->c->esize, b + e * L->c->esize, L->c->esize) == 0) e++;
+            printf("# VALIDATION FAILED %s:%s size %zu: element %zu differs: vred 0x", vred_type_name(L->c->type),
+                   vred_op_name(L->c->op), L->size, e);
+            for (size_t q = L->c->esize; q-- > 0;) printf("%02x", (unsigned char)a[e * L->c->esize + q]);
+            printf(", MPI 0x");
+            for (size_t q = L->c->esize; q-- > 0;) printf("%02x", (unsigned char)b[e * L->c->esize + q]);
+            printf(" (little-endian element, most significant byte first)\n");
+            *reported = 1;
+        }
+        memcpy(a, b, L->size);
+    }
+    return bad;
+}
+
+static void print_header_common(vred_isa isa, const local_opts *o)
+{
+    char host[256] = "?", model[256], llc[32], flush[32];
+    gethostname(host, sizeof host);
+    cpu_model(model, sizeof model);
+    fmt_bytes(llc, sizeof llc, llc_bytes());
+    fmt_bytes(flush, sizeof flush, o->flush);
+    printf("# vred-bench local: MPI_Reduce_local served by vred vs by the MPI library vs memcpy, one process\n");
+    printf("# MPI library:   %s\n", mpi_lib);
+    printf("# MPI baseline:  %s [%s] (PMPI_Reduce_local)\n", baseline, baseline_note());
+    printf("# vred:          %d.%d, ISA %s (best here %s); MPI_Reduce_local resolves to %s%s\n",
+           VRED_VERSION_MAJOR, VRED_VERSION_MINOR, vred_isa_name(isa), vred_isa_name(vred_isa_best()),
+           reduce_local_from, vred_is_linked() ? "" : "  <-- NOT vred: both columns are the MPI");
+    printf("# machine:       %s, %s, %ld CPUs online, LLC %s (cold pool >= %s)\n", host, model,
+           sysconf(_SC_NPROCESSORS_ONLN), llc, flush);
+    printf("# timing:        median of the repetitions; each repetition runs vred, MPI, memcpy in turn\n"
+           "#                (the first of the three rotates), each a batch of k calls; us per call\n");
+    printf("# GB/s:          1e9 bytes/s of bytes moved: a reduction moves 3 x size (read in, read\n"
+           "#                inout, write inout), memcpy 2 x size (read src, write dst)\n");
+    printf("# vred/MPI = MPI(us) / vred(us) (> 1: vred faster); vred/memcpy = vred GB/s / memcpy GB/s\n");
+}
+
+static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts *o, pool_t *pool)
+{
+    const char *modename = cold ? "cold" : "warm";
+    printf("\n# case: %s %s (%s, %s)   mode: %s   ISA: %s   baseline: %s\n", vred_type_name(c->type),
+           vred_op_name(c->op), c->dt_name, c->op_name,
+           cold ? "cold (operands from memory: calls rotate over a pool >= 2 x LLC)"
+                : "warm (same buffers every call)",
+           vred_isa_name(isa), baseline);
+    printf("# %-10s %11s %11s %11s %9s %11s %12s %12s%s\n", "Size(B)", "vred(us)", "MPI(us)",
+           "memcpy(us)", "vred/MPI", "vred(GB/s)", "memcpy(GB/s)", "vred/memcpy",
+           o->validate ? "  mismatches" : "");
+    fflush(stdout);
+    for (int si = 0; si < o->nsizes; si++) {
+        size_t size = o->sizes[si];
+        if (size % c->esize) continue;
+        layout L = {.c = c, .size = size, .count = size / c->esize};
+        if (L.count > (size_t)INT32_MAX) continue;
+        L.stride = 2 * ((size + 63) / 64 * 64);
+        size_t per_pool = pool->capacity / 3 / 64 * 64;
+        L.K = 1;
+        if (cold) {
+            L.K = (o->flush + 3 * L.stride - 1) / (3 * L.stride);
+            if (L.K < 2) L.K = 2;
+            if (L.K * L.stride > per_pool) L.K = per_pool / L.stride;
+            if (L.K < 2) {
+                fprintf(stderr, "vred-bench: pool too small for %zu B cold; skipped\n", size);
+                continue;
+            }
+        }
+        /* Successive slots at least 8 KiB apart, so no prefetcher runs from one into the next. */
+        L.P = 1;
+        if (cold) {
+            L.P = 8192 / L.stride + 1;
+            while (gcd(L.P, L.K) != 1) L.P++;
+        }
+        L.pv = pool->base, L.pm = pool->base + per_pool, L.pc = pool->base + 2 * per_pool;
+        /* Same bytes in the three pools: slot 0 filled, then copied. */
+        fill(c, slot_in(&L, L.pv, 0), L.count, 1, 1);
+        fill(c, slot_io(&L, L.pv, 0), L.count, 2, 0);
+        for (size_t s = 1; s < L.K; s++) memcpy(slot_in(&L, L.pv, s), slot_in(&L, L.pv, 0), L.stride);
+        memcpy(L.pm, L.pv, L.K * L.stride);
+        memcpy(L.pc, L.pv, L.K * L.stride);
+
+        /* Calibrate: one call of each (after one untimed call in warm mode). */
+        size_t cursor = 0;
+        double single = 0;
+        for (int v = 0; v < 3; v++) {
+            if (!cold) run_batch(&L, v, 0, 1);
+            double t = run_batch(&L, v, cursor, 1);
+            if (t > single) single = t;
+        }
+        cursor++;
+        int k = (int)(30e-6 / (single > 1e-9 ? single : 1e-9));
+        if (k < 1) k = 1;
+        if (k > 5000) k = 5000;
+        int reps = o->reps;
+        if (reps <= 0) {
+            reps = (int)(o->budget / (3.0 * k * single));
+            if (reps < 5) reps = 5;
+            if (reps > 201) reps = 201;
+        }
+        double *t[3];
+        for (int v = 0; v < 3; v++) t[v] = malloc(sizeof(double) * (size_t)reps);
+        int mismatches = 0, reported = 0;
+        if (o->validate) { /* the calibration calls: equalize before counting */
+            memcpy(L.pv, L.pm, L.K * L.stride);
+        }
+        for (int r = 0; r < reps; r++) {
+            for (int q = 0; q < 3; q++) {
+                int v = (r + q) % 3;
+                t[v][r] = run_batch(&L, v, cursor, k) / k;
+            }
+            if (o->validate) mismatches += check_batch(&L, cursor, k, &reported);
+            cursor += (size_t)k;
+        }
+        double tv = median(t[V_VRED], reps), tm = median(t[V_MPI], reps), tc = median(t[V_COPY], reps);
+        double gv = 3.0 * size / tv * 1e-9, gm = 3.0 * size / tm * 1e-9, gc = 2.0 * size / tc * 1e-9;
+        printf("  %-10zu %11.3f %11.3f %11.3f %9.2f %11.2f %12.2f %12.2f", size, tv * 1e6, tm * 1e6,
+               tc * 1e6, tm / tv, gv, gc, gv / gc);
+        if (o->validate) printf("  %d", mismatches);
+        printf("\n");
+        fflush(stdout);
+        if (o->csv) {
+            fprintf(o->csv, "%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.4f,%s\n",
+                    baseline, mpi_lib, vred_is_linked() ? "vred" : "none", vred_isa_name(isa),
+                    vred_type_name(c->type), vred_op_name(c->op), modename, size, L.count, reps, k,
+                    tv * 1e6, tm * 1e6, tc * 1e6, tm / tv, gv, gm, gc, gv / gc,
+                    o->validate ? (mismatches ? "FAIL" : "ok") : "");
+            fflush(o->csv);
+        }
+        for (int v = 0; v < 3; v++) free(t[v]);
+    }
+}
+
+static int isa_list(const char *spec, vred_isa *out)
+{
+    int n = 0;
+    if (!strcmp(spec, "all")) {
+        for (int i = 0; i < VRED_ISA_COUNT; i++)
+            if (vred_isa_cap((vred_isa)i) == VRED_OK && vred_isa_active() == (vred_isa)i) out[n++] = (vred_isa)i;
+        return n;
+    }
+    if (!strcmp(spec, "best")) {
+        out[0] = vred_isa_best();
+        return 1;
+    }
+    vred_isa i = vred_isa_from_name(spec);
+    if (i == VRED_ISA_COUNT) {
+        fprintf(stderr, "vred-bench: unknown ISA '%s'\n", spec);
+        exit(2);
+    }
+    out[n++] = i;
+    return n;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: vred-bench local [options]      MPI_Reduce_local: vred vs the MPI vs memcpy\n"
+        "       vred-bench counters [options]   one call each, for valgrind --toggle-collect\n"
+        "local:\n"
+        "  --case LIST       type:op,... | default (%s) | all\n"
+        "  --sizes LIST      sizes in bytes (K/M/G suffixes), e.g. 1K,64K,16M\n"
+        "  --min B --max B   powers of two from min to max (default 1K..128M)\n"
+        "  --mode M          warm | cold | both (default both)\n"
+        "  --isa I           best | scalar | sse41 | avx2 | avx512 | neon | sve | all (default best)\n"
+        "  --reps N          repetitions (default: as many as --budget allows, 5..201)\n"
+        "  --budget S        seconds per table row (default 0.25)\n"
+        "  --validate        compare vred's result with the MPI's bit for bit, every repetition\n"
+        "  --csv FILE        also write every row as CSV (one file, all cases)\n"
+        "  --label NAME      baseline name in the output (default: flavor + Open MPI op component)\n"
+        "  --llc B           last-level cache size (default: from sysfs); the cold pool is 2x it\n"
+        "counters:\n"
+        "  --case LIST       default f32:sum,u8:sum\n"
+        "  --bytes B         message size (default 16M)\n"
+        "  --isa I           ISA for vred (default best)\n"
+        "  --which W         both | vred | mpi (default both)\n",
+        default_cases);
+}
+
+static int cmd_local(int argc, char **argv)
+{
+    local_opts o = {.warm = 1, .cold = 1, .budget = 0.25};
+    const char *cases_spec = "default", *isa_spec = "best", *csv = NULL, *label = NULL;
+    size_t minb = 1024, maxb = (size_t)128 << 20, llc = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--case") && v) cases_spec = v, i++;
+        else if (!strcmp(a, "--sizes") && v) {
+            char list[1024];
+            snprintf(list, sizeof list, "%s", v);
+            for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && o.nsizes < 64;
+                 tok = strtok_r(NULL, ",", &save))
+                if (parse_bytes(tok)) o.sizes[o.nsizes++] = parse_bytes(tok);
+            i++;
+        } else if (!strcmp(a, "--min") && v) minb = parse_bytes(v), i++;
+        else if (!strcmp(a, "--max") && v) maxb = parse_bytes(v), i++;
+        else if (!strcmp(a, "--mode") && v) {
+            o.warm = !strcmp(v, "warm") || !strcmp(v, "both");
+            o.cold = !strcmp(v, "cold") || !strcmp(v, "both");
+            if (!o.warm && !o.cold) return usage(stderr), 2;
+            i++;
+        } else if (!strcmp(a, "--isa") && v) isa_spec = v, i++;
+        else if (!strcmp(a, "--reps") && v) o.reps = atoi(v), i++;
+        else if (!strcmp(a, "--budget") && v) o.budget = atof(v), i++;
+        else if (!strcmp(a, "--validate")) o.validate = 1;
+        else if (!strcmp(a, "--csv") && v) csv = v, i++;
+        else if (!strcmp(a, "--label") && v) label = v, i++;
+        else if (!strcmp(a, "--llc") && v) llc = parse_bytes(v), i++;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
+        else return fprintf(stderr, "vred-bench local: bad argument '%s'\n", a), usage(stderr), 2;
+    }
+    if (!o.nsizes)
+        for (size_t s = minb ? minb : 1; s <= maxb && o.nsizes < 64; s *= 2) o.sizes[o.nsizes++] = s;
+    describe_mpi(label);
+    bcase *cases;
+    int ncases = build_cases(cases_spec, &cases, 1);
+    vred_isa isas[VRED_ISA_COUNT];
+    int nisa = isa_list(isa_spec, isas);
+    o.flush = 2 * (llc ? llc : llc_bytes());
+
+    size_t maxsize = 0;
+    for (int i = 0; i < o.nsizes; i++)
+        if (o.sizes[i] > maxsize) maxsize = o.sizes[i];
+    size_t slot_max = 2 * ((maxsize + 63) / 64 * 64);
+    pool_t pool;
+    pool.capacity = 3 * (slot_max * 2 > o.flush / 3 + slot_max ? slot_max * 2 : o.flush / 3 + slot_max);
+    if (!o.cold) pool.capacity = 3 * slot_max;
+    pool.capacity = (pool.capacity + 4095) / 4096 * 4096;
+    pool.base = aligned_alloc(4096, pool.capacity);
+    if (!pool.base) {
+        fprintf(stderr, "vred-bench: cannot allocate %zu bytes\n", pool.capacity);
+        return 1;
+    }
+    memset(pool.base, 0, pool.capacity); /* fault every page in before timing */
+
+    if (csv) {
+        o.csv = fopen(csv, "w");
+        if (!o.csv) return perror(csv), 1;
+        fprintf(o.csv, "baseline,mpi_library,vred_linked,isa,type,op,mode,size_bytes,count,reps,calls,"
+                       "vred_us,mpi_us,memcpy_us,speedup_vs_mpi,vred_gbs,mpi_gbs,memcpy_gbs,"
+                       "vred_over_memcpy,validation\n");
+    }
+    for (int ii = 0; ii < nisa; ii++) {
+        if (vred_isa_cap(isas[ii]) != VRED_OK || vred_isa_active() != isas[ii]) {
+            printf("# ISA %s is not runnable here (active: %s): skipped\n", vred_isa_name(isas[ii]),
+                   vred_isa_name(vred_isa_active()));
+            continue;
+        }
+        print_header_common(isas[ii], &o);
+        for (int ci = 0; ci < ncases; ci++) {
+            if (o.warm) bench_case(&cases[ci], isas[ii], 0, &o, &pool);
+            if (o.cold) bench_case(&cases[ci], isas[ii], 1, &o, &pool);
+        }
+    }
+    if (o.csv) fclose(o.csv);
+    free(pool.base);
+    free(cases);
+    return 0;
+}
+
+/* ---- counters --------------------------------------------------------------------------------- */
+
+/* One call each; named, not inlined, not merged, so callgrind's --toggle-collect finds them. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define COUNTED __attribute__((noinline, noipa, used))
+#else
+#define COUNTED __attribute__((noinline, used))
+#endif
+COUNTED int bench_counted_vred(const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op)
+{
+    return MPI_Reduce_local(in, inout, count, dt, op);
+}
+
+COUNTED int bench_counted_mpi(const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op)
+{
+    return PMPI_Reduce_local(in, inout, count, dt, op);
+}
+
+static int cmd_counters(int argc, char **argv)
+{
+    const char *cases_spec = "f32:sum,u8:sum", *isa_spec = "best", *which = "both";
+    size_t bytes = (size_t)16 << 20;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--case") && v) cases_spec = v, i++;
+        else if (!strcmp(a, "--bytes") && v) bytes = parse_bytes(v), i++;
+        else if (!strcmp(a, "--isa") && v) isa_spec = v, i++;
+        else if (!strcmp(a, "--which") && v) which = v, i++;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
+        else return fprintf(stderr, "vred-bench counters: bad argument '%s'\n", a), usage(stderr), 2;
+    }
+    describe_mpi(NULL);
+    bcase *cases;
+    int ncases = build_cases(cases_spec, &cases, 1);
+    vred_isa isas[VRED_ISA_COUNT];
+    if (isa_list(isa_spec, isas) != 1) {
+        fprintf(stderr, "vred-bench counters: give one ISA\n");
+        return 2;
+    }
+    vred_isa_cap(isas[0]);
+    int do_v = strcmp(which, "mpi") != 0, do_m = strcmp(which, "vred") != 0;
+    printf("# vred-bench counters: MPI library %s; baseline %s; vred ISA %s (best %s); "
+           "MPI_Reduce_local from %s\n", mpi_lib, baseline, vred_isa_name(vred_isa_active()),
+           vred_isa_name(vred_isa_best()), reduce_local_from);
+    int rc = 0;
+    for (int ci = 0; ci < ncases; ci++) {
+        const bcase *c = &cases[ci];
+        size_t count = bytes / c->esize;
+        char *in = aligned_alloc(64, (bytes + 63) / 64 * 64), *iv = aligned_alloc(64, (bytes + 63) / 64 * 64),
+             *im = aligned_alloc(64, (bytes + 63) / 64 * 64);
+        fill(c, in, count, 1, 1);
+        fill(c, iv, count, 2, 0);
+        memcpy(im, iv, bytes);
+        if (do_v) bench_counted_vred(in, iv, (int)count, c->dt, c->mop);
+        if (do_m) bench_counted_mpi(in, im, (int)count, c->dt, c->mop);
+        int same = !(do_v && do_m) || memcmp(iv, im, bytes) == 0;
+        printf("# case %s:%s, %zu bytes (%zu elements): %s%s\n", vred_type_name(c->type),
+               vred_op_name(c->op), bytes, count, do_v && do_m ? "vred == MPI bitwise: " : "ran",
+               do_v && do_m ? (same ? "yes" : "NO") : "");
+        rc |= !same;
+        free(in), free(iv), free(im);
+    }
+    free(cases);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || (strcmp(argv[1], "local") && strcmp(argv[1], "counters"))) {
+        int help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+        usage(help ? stdout : stderr);
+        if (argc >= 2 && !strcmp(argv[1], "tails"))
+            fprintf(stderr, "tails is in the MPI-free vred-kbench: vred-kbench tails\n");
+        return help ? 0 : 2;
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int rc = 0;
+    if (rank == 0) /* a local benchmark: other ranks, if any, only wait */
+        rc = !strcmp(argv[1], "local") ? cmd_local(argc - 2, argv + 2) : cmd_counters(argc - 2, argv + 2);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,333 @@
+/*
+ * vred-info: what vred sees and does on this machine, like ompi_info. MPI-free.
+ *
+ *   vred-info            version, build, CPU features, ISA chosen and best, tail mode, kernel
+ *                        coverage per ISA, caches and sockets, effective VRED_* settings
+ *   vred-info --kernels  also: which ISA serves each valid (op, type) pair
+ *
+ * Everything is read through the library itself (vred_cpu(), the dispatch table, the config
+ * parser), so what is printed is what a reduction in this process would use.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "vred.h"
+#include "kernel.h"
+#include "dispatch.h"
+#include "config.h"
+#ifdef VRED_HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+#if defined(__aarch64__)
+static const vred_isa ladder[] = {VRED_ISA_SCALAR, VRED_ISA_NEON, VRED_ISA_SVE};
+#else
+static const vred_isa ladder[] = {VRED_ISA_SCALAR, VRED_ISA_SSE41, VRED_ISA_AVX2,
+                                  VRED_ISA_AVX512};
+#endif
+enum { LADDER = sizeof ladder / sizeof ladder[0] };
+
+static const char *yesno(int v) { return v ? "yes" : "no"; }
+
+static void print_size(char *buf, size_t n, unsigned long long bytes)
+{
+    if (bytes >= (1ull << 30) && bytes % (1ull << 30) == 0)
+        snprintf(buf, n, "%llu GiB", bytes >> 30);
+    else if (bytes >= (1ull << 20) && bytes % (1ull << 20) == 0)
+        snprintf(buf, n, "%llu MiB", bytes >> 20);
+    else if (bytes >= 1024 && bytes % 1024 == 0)
+        snprintf(buf, n, "%llu KiB", bytes >> 10);
+    else
+        snprintf(buf, n, "%llu B", bytes);
+}
+
+static void cpu_model(char *buf, size_t n)
+{
+    snprintf(buf, n, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        /* x86: "model name"; aarch64: "CPU part" is a number, so take "model name" if any */
+        if (strncmp(line, "model name", 10) == 0) {
+            char *c = strchr(line, ':');
+            if (c) {
+                c++;
+                while (*c == ' ' || *c == '\t') c++;
+                c[strcspn(c, "\n")] = 0;
+                snprintf(buf, n, "%s", c);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void print_build(void)
+{
+    printf("vred %d.%d\n", VRED_VERSION_MAJOR, VRED_VERSION_MINOR);
+#if defined(__x86_64__)
+    const char *arch = "x86_64";
+#elif defined(__aarch64__)
+    const char *arch = "aarch64";
+#else
+    const char *arch = "generic";
+#endif
+    printf("  build:           %s, %s\n", arch,
+#ifdef __VERSION__
+           "cc " __VERSION__
+#else
+           "cc unknown"
+#endif
+    );
+    printf("  kernels built:   scalar");
+#ifdef VRED_HAVE_SSE41
+    printf(" sse41");
+#endif
+#ifdef VRED_HAVE_AVX2
+    printf(" avx2");
+#endif
+#ifdef VRED_HAVE_AVX512
+    printf(" avx512");
+#endif
+#ifdef VRED_HAVE_NEON
+    printf(" neon");
+#endif
+#ifdef VRED_HAVE_SVE
+    printf(" sve");
+#endif
+    printf("\n");
+}
+
+static void print_cpu(void)
+{
+    const vred_cpu_features *f = vred_cpu();
+    char model[256];
+    cpu_model(model, sizeof model);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("\nCPU\n");
+    printf("  model:           %s (%ld online)\n", model, online);
+#if defined(__x86_64__) || defined(__i386__)
+    printf("  features:        sse4.1 %s, avx %s, avx2 %s, f16c %s, fma %s\n", yesno(f->sse41),
+           yesno(f->avx), yesno(f->avx2), yesno(f->f16c), yesno(f->fma));
+    printf("  avx-512:         f %s, bw %s, vl %s, dq %s, bf16 %s, fp16 %s, vbmi2 %s\n",
+           yesno(f->avx512f), yesno(f->avx512bw), yesno(f->avx512vl), yesno(f->avx512dq),
+           yesno(f->avx512_bf16), yesno(f->avx512_fp16), yesno(f->avx512_vbmi2));
+    printf("  OS state (XCR0): ymm %s, zmm+opmask %s\n", yesno(f->os_ymm), yesno(f->os_zmm));
+#elif defined(__aarch64__)
+    printf("  features:        asimd %s, fphp %s, sve %s, sve2 %s\n", yesno(f->asimd), yesno(f->fphp),
+           yesno(f->sve), yesno(f->sve2));
+    if (f->sve)
+        printf("  SVE vector:      %u bits\n", f->sve_bits);
+#else
+    (void)f;
+    printf("  features:        (no SIMD detection on this architecture)\n");
+#endif
+}
+
+/* The ISA whose fill put fn into the table: the lowest cap (either tail form) that yields it. */
+static vred_kernel_table tables[LADDER][2];
+static int tables_built[LADDER];
+
+static const vred_kernel_table *table_at(int rung, int masked)
+{
+    if (!tables_built[rung]) {
+        vred_table_build(&tables[rung][0], ladder[rung], 0);
+        vred_table_build(&tables[rung][1], ladder[rung], 1);
+        tables_built[rung] = 1;
+    }
+    return &tables[rung][masked];
+}
+
+static int serving_rung(vred_op op, vred_type ty)
+{
+    vred_canon c = vred_canonical(op, ty);
+    vred_binary_fn fn = vred_active.bin[c.op][c.type];
+    for (int r = 0; r < LADDER; r++) {
+        if (!vred_isa_supported(ladder[r])) continue;
+        if (table_at(r, 0)->bin[c.op][c.type] == fn || table_at(r, 1)->bin[c.op][c.type] == fn)
+            return r;
+    }
+    return -1;
+}
+
+static void print_isa(int list_kernels)
+{
+    vred_isa active = vred_isa_active(), best = vred_isa_best();
+    const vred_config *cfg = vred_config_get();
+    printf("\nISA\n");
+    printf("  active:          %s\n", vred_isa_name(active));
+    printf("  best available:  %s\n", vred_isa_name(best));
+    printf("  cap (VRED_ISA):  %s\n",
+           cfg->isa_cap == VRED_ISA_COUNT ? "none (best)" : vred_isa_name(cfg->isa_cap));
+    printf("  runnable here:  ");
+    for (int r = 0; r < LADDER; r++)
+        printf(" %s %s%s", vred_isa_name(ladder[r]), yesno(vred_isa_supported(ladder[r])),
+               r + 1 < LADDER ? "," : "\n");
+
+    /* Tail: compare the active SUM f32 kernel with the two forms at the active ISA. */
+    const char *tail = "n/a (only avx512 and sve have a choice)";
+    int arung = -1;
+    for (int r = 0; r < LADDER; r++)
+        if (ladder[r] == active) arung = r;
+    if ((active == VRED_ISA_AVX512 || active == VRED_ISA_SVE) && arung >= 0) {
+        vred_binary_fn fn = vred_active.bin[VRED_OP_SUM][VRED_FLOAT];
+        if (fn == table_at(arung, 1)->bin[VRED_OP_SUM][VRED_FLOAT])
+            tail = "masked";
+        else if (fn == table_at(arung, 0)->bin[VRED_OP_SUM][VRED_FLOAT])
+            tail = "cascade (512 -> 256 -> 128 -> scalar Duff's device)";
+        else
+            tail = "unknown";
+    }
+    const char *why = cfg->tail == VRED_TAIL_MASK      ? "VRED_TAIL=mask"
+                      : cfg->tail == VRED_TAIL_CASCADE ? "VRED_TAIL=cascade"
+                                                       : "auto: the measured default";
+    printf("  tail:            %s [%s]\n", tail, why);
+
+    /* Coverage: canonical pairs each runnable ISA accelerates over the scalar reference. */
+    int valid = 0, served[LADDER] = {0};
+    for (int op = 0; op < VRED_OP_COUNT; op++)
+        for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
+            if (!vred_op_valid((vred_op)op, (vred_type)ty)) continue;
+            valid++;
+            int r = serving_rung((vred_op)op, (vred_type)ty);
+            if (r >= 0) served[r]++;
+        }
+    printf("  (op,type) pairs: %d valid; served now by:", valid);
+    for (int r = 0; r < LADDER; r++)
+        if (served[r]) printf(" %s %d", vred_isa_name(ladder[r]), served[r]);
+    printf("\n");
+
+    if (list_kernels) {
+        printf("\nKernels in use ((op, type) -> ISA; canonical form in brackets)\n");
+        for (int op = 0; op < VRED_OP_COUNT; op++)
+            for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
+                if (!vred_op_valid((vred_op)op, (vred_type)ty)) continue;
+                vred_canon c = vred_canonical((vred_op)op, (vred_type)ty);
+                int r = serving_rung((vred_op)op, (vred_type)ty);
+                char canon[64] = "";
+                if (c.op != (vred_op)op || c.type != (vred_type)ty || c.scale != 1)
+                    snprintf(canon, sizeof canon, "[%s %s x%u]", vred_op_name(c.op),
+                             vred_type_name(c.type), c.scale);
+                printf("  %-7s %-11s %-8s %s\n", vred_op_name((vred_op)op),
+                       vred_type_name((vred_type)ty), r >= 0 ? vred_isa_name(ladder[r]) : "?",
+                       canon);
+            }
+    }
+}
+
+#ifdef VRED_HAVE_HWLOC
+static void print_topology(void)
+{
+    hwloc_topology_t topo;
+    unsigned v = hwloc_get_api_version();
+    printf("\nTopology (hwloc, API %u.%u.%u)\n", v >> 16, (v >> 8) & 0xff, v & 0xff);
+    if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0) {
+        printf("  hwloc could not load the topology\n");
+        return;
+    }
+    printf("  packages:        %d\n", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE));
+    printf("  NUMA nodes:      %d\n", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE));
+    printf("  cores:           %d\n", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE));
+    printf("  PUs:             %d\n", hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU));
+    static const struct {
+        hwloc_obj_type_t type;
+        const char *name;
+    } levels[] = {{HWLOC_OBJ_L1CACHE, "L1d"}, {HWLOC_OBJ_L2CACHE, "L2"},
+                  {HWLOC_OBJ_L3CACHE, "L3"},  {HWLOC_OBJ_L4CACHE, "L4"},
+                  {HWLOC_OBJ_L5CACHE, "L5"}};
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+        int n = hwloc_get_nbobjs_by_type(topo, levels[i].type);
+        if (n <= 0) continue;
+        hwloc_obj_t o = hwloc_get_obj_by_type(topo, levels[i].type, 0);
+        if (levels[i].type == HWLOC_OBJ_L1CACHE && o->attr->cache.type == HWLOC_OBJ_CACHE_INSTRUCTION)
+            continue;
+        char sz[32];
+        print_size(sz, sizeof sz, (unsigned long long)o->attr->cache.size);
+        int pus = o->cpuset ? hwloc_bitmap_weight(o->cpuset) : -1;
+        printf("  %-4s cache:      %s, %u B lines, %d-way, %d instance%s, each shared by %d PU%s\n",
+               levels[i].name, sz, o->attr->cache.linesize, o->attr->cache.associativity, n,
+               n == 1 ? "" : "s", pus, pus == 1 ? "" : "s");
+    }
+    hwloc_topology_destroy(topo);
+}
+#else
+static int read_line(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int ok = fgets(buf, (int)n, f) != NULL;
+    fclose(f);
+    if (ok) buf[strcspn(buf, "\n")] = 0;
+    return ok;
+}
+
+static void print_topology(void)
+{
+    printf("\nTopology\n");
+    printf("  hwloc:           not built in (caches from sysfs; rebuild with libhwloc-dev for "
+           "sockets and NUMA)\n");
+    char path[256], level[16], type[32], size[32], line[32], shared[256];
+    for (int i = 0; i < 8; i++) {
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        if (!read_line(path, level, sizeof level)) break;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        if (!read_line(path, type, sizeof type) || strcmp(type, "Instruction") == 0) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if (!read_line(path, size, sizeof size)) continue;
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
+        if (!read_line(path, line, sizeof line)) snprintf(line, sizeof line, "?");
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/shared_cpu_list", i);
+        if (!read_line(path, shared, sizeof shared)) snprintf(shared, sizeof shared, "?");
+        char name[24];
+        snprintf(name, sizeof name, "L%s%s", level, strcmp(level, "1") == 0 ? "d" : "");
+        printf("  %-4s cache:      %s, %s B lines, shared by CPUs %s\n", name, size, line, shared);
+    }
+    /* Sockets: distinct physical_package_id values. */
+    int ids[1024], nids = 0;
+    for (int c = 0; c < 4096; c++) {
+        char v[32];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+        if (!read_line(path, v, sizeof v)) {
+            if (c > 0) break;
+            continue;
+        }
+        int id = atoi(v), seen = 0;
+        for (int k = 0; k < nids; k++) seen |= ids[k] == id;
+        if (!seen && nids < 1024) ids[nids++] = id;
+    }
+    if (nids) printf("  packages:        %d\n", nids);
+}
+#endif
+
+static void usage(FILE *o)
+{
+    fprintf(o, "usage: vred-info [--kernels]\n"
+               "  --kernels   list which ISA serves each (op, type) pair\n");
+}
+
+int main(int argc, char **argv)
+{
+    int list_kernels = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--kernels") == 0 || strcmp(argv[i], "-k") == 0)
+            list_kernels = 1;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    print_build();
+    print_cpu();
+    print_isa(list_kernels);
+    print_topology();
+    printf("\nSettings (environment; value in effect, accepted values)\n");
+    vred_config_print(stdout);
+    return 0;
+}
