@@ -23,8 +23,8 @@ function(_vred_wrapper_flags wrapper out_compile out_link)
     execute_process(COMMAND ${wrapper} -link_info OUTPUT_VARIABLE l
                     OUTPUT_STRIP_TRAILING_WHITESPACE)
     # MPICH-style output starts with the compiler itself; keep only the flags.
-    string(REGEX REPLACE "^[^ ]+ " "" c "${c}")
-    string(REGEX REPLACE "^[^ ]+ " "" l "${l}")
+    string(REGEX REPLACE "^[^ ]+ (.*)$" "\\1" c "${c}") # one match: "^" re-anchors after a replace
+    string(REGEX REPLACE "^[^ ]+ (.*)$" "\\1" l "${l}")
   endif()
   separate_arguments(c UNIX_COMMAND "${c}")
   separate_arguments(l UNIX_COMMAND "${l}")

@@ -1,0 +1,70 @@
+/*
+ * MPI handle -> vred (type, op), through two small open-addressing tables keyed on the handle's
+ * bits (Open MPI handles are pointers to global structs, MPICH handles are ints). Built once, on
+ * the first call made after MPI_Init; a lookup is a multiply, a shift and usually one compare.
+ */
+#ifndef VRED_MPI_TYPES_H
+#define VRED_MPI_TYPES_H
+
+#include <stdint.h>
+#include <mpi.h>
+#include "vred.h"
+
+/* Classes of mpi_types.def. */
+enum {
+    VRED_MPI_C_SINT, VRED_MPI_C_UINT, VRED_MPI_ML_INT, VRED_MPI_C_FIXED,
+    VRED_MPI_F_INT, VRED_MPI_F_REAL, VRED_MPI_F_COMPLEX, VRED_MPI_F_LOGICAL,
+    VRED_MPI_F_2REAL, VRED_MPI_F_2INT
+};
+
+/* ~60 datatypes in 256 slots, 12 ops in 64: short probe runs, and never a full table. */
+enum { VRED_MPI_TYPE_BITS = 8, VRED_MPI_OP_BITS = 6 };
+
+typedef struct {
+    uint64_t key;    /* handle bits */
+    uint16_t used;   /* 1: slot holds a handle */
+    uint16_t type;   /* vred_type (types table) or vred_op (ops table) */
+    uint32_t ops;    /* types table: bit o set if vred serves op o on this datatype */
+} vred_mpi_slot;
+
+extern vred_mpi_slot vred_mpi_type_slots[1u << VRED_MPI_TYPE_BITS];
+extern vred_mpi_slot vred_mpi_op_slots[1u << VRED_MPI_OP_BITS];
+extern int vred_mpi_tables_ready; /* atomic: 1 once both tables are built */
+
+/* Builds the tables if MPI is initialized (thread-safe, once). Returns 1 if they are ready. */
+int vred_mpi_tables_init(void);
+
+#define VRED_MPI_HANDLE_BITS(h) ((uint64_t)(uintptr_t)(h))
+
+static inline const vred_mpi_slot *vred_mpi_find(const vred_mpi_slot *t, unsigned bits,
+                                                 uint64_t key)
+{
+    unsigned mask = (1u << bits) - 1u;
+    unsigned i = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+    for (;; i = (i + 1) & mask) { /* a table is at most a quarter full: ends */
+        const vred_mpi_slot *s = &t[i];
+        if (!s->used) return NULL;
+        if (s->key == key) return s;
+    }
+}
+
+/* 1 (and the vred type and op stored) if vred serves (op, datatype); 0: the MPI library does. */
+static inline int vred_mpi_map(MPI_Datatype dt, MPI_Op op, vred_type *vt, vred_op *vo)
+{
+    if (!__atomic_load_n(&vred_mpi_tables_ready, __ATOMIC_ACQUIRE) && !vred_mpi_tables_init())
+        return 0;
+    const vred_mpi_slot *o =
+        vred_mpi_find(vred_mpi_op_slots, VRED_MPI_OP_BITS, VRED_MPI_HANDLE_BITS(op));
+    if (!o) return 0;
+    const vred_mpi_slot *t =
+        vred_mpi_find(vred_mpi_type_slots, VRED_MPI_TYPE_BITS, VRED_MPI_HANDLE_BITS(dt));
+    if (!t || !(t->ops >> o->type & 1u)) return 0;
+    *vt = (vred_type)t->type;
+    *vo = (vred_op)o->type;
+    return 1;
+}
+
+/* Exported for tests and tools: 1 and the vred type/op (as ints) if vred serves the pair. */
+VRED_API int vred_mpi_lookup(MPI_Datatype datatype, MPI_Op op, int *type, int *vop);
+
+#endif
