@@ -1,0 +1,483 @@
+/*
+ * AVX2 kernels (256-bit; this file is compiled with -mavx2 -mf16c only, and cpu.c checks both).
+ * There is deliberately no FMA: a fused multiply-add rounds once where the scalar reference
+ * rounds twice. One line per kernel at the bottom; the per-type primitives above it.
+ *
+ * The tail (fewer than one 256-bit vector) goes to the SSE4.1 kernel of the same name, whose
+ * own tail is the scalar Duff's device: the first paper's cascade. avx512.c's *_cascade kernels
+ * enter this cascade here, so every vred_*_avx2 kernel they name must exist in this file.
+ * Where sse41.c has no kernel (float16; 64-bit PROD, slower than scalar at 128 bits), the tail
+ * is the scalar kernel. The half-precision kernels here take eight halves at a time, as many as
+ * sse41.c's bfloat16 ones, so they go straight to scalar: SSE4.1 could not fill a vector from
+ * the fewer than eight that are left.
+ *
+ * Left to scalar here, and why:
+ *   - long double and its complex: x87 only;
+ *   - pair types with padding (double_int, long_int, short_int, ldbl_int): the scalar kernel
+ *     writes only the two fields, and a vector store would also write the padding bytes.
+ */
+#include <immintrin.h>
+#include <string.h>
+#include "kernel.h"
+#include "simd_body.h"
+
+#define LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define ST256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define ST128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+
+/* Kernel over 256-bit vectors of T; the rest goes to `lower` (SSE4.1, else scalar). */
+#define AVX2_BINARY(name, lower, T, OP)                                                         \
+    VRED_KERNEL_DECL(lower);                                                                    \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                               \
+    {                                                                                           \
+        const T *a = a_, *b = b_;                                                               \
+        T *o = o_;                                                                              \
+        size_t i = 0;                                                                           \
+        VRED_SIMD_LOOP(T, __m256i, LD256, ST256, OP, a, b, o, n, i);                            \
+        if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
+    }
+
+/* Half-precision kernels: 8 halves (128 bits) widen to one 256-bit float vector. */
+#define AVX2_HALF(name, lower, OP)                                                              \
+    VRED_KERNEL_DECL(lower);                                                                    \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                               \
+    {                                                                                           \
+        const uint16_t *a = a_, *b = b_;                                                        \
+        uint16_t *o = o_;                                                                       \
+        size_t i = 0;                                                                           \
+        VRED_SIMD_LOOP(uint16_t, __m128i, LD128, ST128, OP, a, b, o, n, i);                     \
+        if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
+    }
+
+/* ---- primitives: x is `in`, y is `inout` --------------------------------------------------- */
+#define PS(v) _mm256_castsi256_ps(v)
+#define PD(v) _mm256_castsi256_pd(v)
+#define SI(v) _Generic((v), __m256: _mm256_castps_si256, __m256d: _mm256_castpd_si256)(v)
+
+/* Integer ops commute; written (y, x) like the float ones for uniformity. */
+#define INT_OP(fname, intrin) \
+    static inline __m256i fname(__m256i x, __m256i y) { return intrin(y, x); }
+INT_OP(max_i8, _mm256_max_epi8)
+INT_OP(max_u8, _mm256_max_epu8)
+INT_OP(max_i16, _mm256_max_epi16)
+INT_OP(max_u16, _mm256_max_epu16)
+INT_OP(max_i32, _mm256_max_epi32)
+INT_OP(max_u32, _mm256_max_epu32)
+INT_OP(min_i8, _mm256_min_epi8)
+INT_OP(min_u8, _mm256_min_epu8)
+INT_OP(min_i16, _mm256_min_epi16)
+INT_OP(min_u16, _mm256_min_epu16)
+INT_OP(min_i32, _mm256_min_epi32)
+INT_OP(min_u32, _mm256_min_epu32)
+INT_OP(sum_u8, _mm256_add_epi8)
+INT_OP(sum_u16, _mm256_add_epi16)
+INT_OP(sum_u32, _mm256_add_epi32)
+INT_OP(sum_u64, _mm256_add_epi64)
+INT_OP(prod_u16, _mm256_mullo_epi16)
+INT_OP(prod_u32, _mm256_mullo_epi32)
+INT_OP(band_u8, _mm256_and_si256)
+INT_OP(bor_u8, _mm256_or_si256)
+INT_OP(bxor_u8, _mm256_xor_si256)
+
+/* 64-bit MAX/MIN: AVX2 has a signed 64-bit compare but no 64-bit max/min. MAX = y > x ? y : x
+ * takes y where y > x; MIN takes y where x > y. Unsigned order is signed order with the top bit
+ * flipped in both operands. */
+static inline __m256i flip_top(__m256i v) { return _mm256_xor_si256(v, _mm256_set1_epi64x(INT64_MIN)); }
+static inline __m256i max_i64(__m256i x, __m256i y) { return _mm256_blendv_epi8(x, y, _mm256_cmpgt_epi64(y, x)); }
+static inline __m256i min_i64(__m256i x, __m256i y) { return _mm256_blendv_epi8(x, y, _mm256_cmpgt_epi64(x, y)); }
+static inline __m256i max_u64(__m256i x, __m256i y)
+{
+    return _mm256_blendv_epi8(x, y, _mm256_cmpgt_epi64(flip_top(y), flip_top(x)));
+}
+static inline __m256i min_u64(__m256i x, __m256i y)
+{
+    return _mm256_blendv_epi8(x, y, _mm256_cmpgt_epi64(flip_top(x), flip_top(y)));
+}
+
+/* No 8-bit multiply: the low byte of a 16-bit product is the product of the low bytes, so the
+ * even bytes come from one 16-bit multiply and the odd bytes from a second on the shifted halves. */
+static inline __m256i prod_u8(__m256i x, __m256i y)
+{
+    __m256i even = _mm256_mullo_epi16(x, y);
+    __m256i odd = _mm256_mullo_epi16(_mm256_srli_epi16(x, 8), _mm256_srli_epi16(y, 8));
+    return _mm256_or_si256(_mm256_and_si256(even, _mm256_set1_epi16(0x00ff)), _mm256_slli_epi16(odd, 8));
+}
+
+/* No 64-bit multiply: from 32x32->64 partial products, lo*lo + ((hi*lo + lo*hi) << 32); the
+ * hi*hi term and the carries out of bit 63 vanish modulo 2^64. */
+static inline __m256i prod_u64(__m256i x, __m256i y)
+{
+    __m256i lo = _mm256_mul_epu32(x, y);
+    __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(x, 32), y),
+                                     _mm256_mul_epu32(x, _mm256_srli_epi64(y, 32)));
+    return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
+}
+
+/* Logical ops: zx, zy are all-ones where x, y are zero; the result is 1 where the op holds. */
+#define LOGICAL_OP(fname, CMPEQ, ONE, COMBINE)                                                  \
+    static inline __m256i fname(__m256i x, __m256i y)                                           \
+    {                                                                                           \
+        __m256i zx = CMPEQ(x, _mm256_setzero_si256()), zy = CMPEQ(y, _mm256_setzero_si256());   \
+        return COMBINE(zx, zy, ONE);                                                            \
+    }
+#define L_AND(zx, zy, one) _mm256_andnot_si256(_mm256_or_si256(zx, zy), one)  /* neither is zero */
+#define L_OR(zx, zy, one) _mm256_andnot_si256(_mm256_and_si256(zx, zy), one)  /* not both zero */
+#define L_XOR(zx, zy, one) _mm256_and_si256(_mm256_xor_si256(zx, zy), one)    /* exactly one zero */
+LOGICAL_OP(land_u8, _mm256_cmpeq_epi8, _mm256_set1_epi8(1), L_AND)
+LOGICAL_OP(land_u16, _mm256_cmpeq_epi16, _mm256_set1_epi16(1), L_AND)
+LOGICAL_OP(land_u32, _mm256_cmpeq_epi32, _mm256_set1_epi32(1), L_AND)
+LOGICAL_OP(land_u64, _mm256_cmpeq_epi64, _mm256_set1_epi64x(1), L_AND)
+LOGICAL_OP(lor_u8, _mm256_cmpeq_epi8, _mm256_set1_epi8(1), L_OR)
+LOGICAL_OP(lor_u16, _mm256_cmpeq_epi16, _mm256_set1_epi16(1), L_OR)
+LOGICAL_OP(lor_u32, _mm256_cmpeq_epi32, _mm256_set1_epi32(1), L_OR)
+LOGICAL_OP(lor_u64, _mm256_cmpeq_epi64, _mm256_set1_epi64x(1), L_OR)
+LOGICAL_OP(lxor_u8, _mm256_cmpeq_epi8, _mm256_set1_epi8(1), L_XOR)
+LOGICAL_OP(lxor_u16, _mm256_cmpeq_epi16, _mm256_set1_epi16(1), L_XOR)
+LOGICAL_OP(lxor_u32, _mm256_cmpeq_epi32, _mm256_set1_epi32(1), L_XOR)
+LOGICAL_OP(lxor_u64, _mm256_cmpeq_epi64, _mm256_set1_epi64x(1), L_XOR)
+
+/* MAXPS(y, x) = y > x ? y : x, the scalar rule including NaN and +-0 (the result is then x). */
+static inline __m256i max_f32(__m256i x, __m256i y) { return SI(_mm256_max_ps(PS(y), PS(x))); }
+static inline __m256i min_f32(__m256i x, __m256i y) { return SI(_mm256_min_ps(PS(y), PS(x))); }
+static inline __m256i sum_f32(__m256i x, __m256i y) { return SI(_mm256_add_ps(PS(x), PS(y))); }
+static inline __m256i prod_f32(__m256i x, __m256i y) { return SI(_mm256_mul_ps(PS(x), PS(y))); }
+static inline __m256i max_f64(__m256i x, __m256i y) { return SI(_mm256_max_pd(PD(y), PD(x))); }
+static inline __m256i min_f64(__m256i x, __m256i y) { return SI(_mm256_min_pd(PD(y), PD(x))); }
+static inline __m256i sum_f64(__m256i x, __m256i y) { return SI(_mm256_add_pd(PD(x), PD(y))); }
+static inline __m256i prod_f64(__m256i x, __m256i y) { return SI(_mm256_mul_pd(PD(x), PD(y))); }
+
+/* Complex product without FMA, so every rounding matches the scalar re = xr*yr - xi*yi,
+ * im = xr*yi + xi*yr. ADDSUB subtracts in even lanes and adds in odd ones. Every operation keeps
+ * the scalar's operand order too, so that where two NaNs meet the same one propagates as in the
+ * scalar code (as far as C fixes that order at all). */
+static inline __m256i prod_c32(__m256i x, __m256i y)
+{
+    __m256 t1 = _mm256_mul_ps(_mm256_moveldup_ps(PS(x)), PS(y));                      /* xr*yr, xr*yi */
+    __m256 t2 = _mm256_mul_ps(_mm256_movehdup_ps(PS(x)), _mm256_permute_ps(PS(y), 0xb1)); /* xi*yi, xi*yr */
+    return SI(_mm256_addsub_ps(t1, t2));
+}
+static inline __m256i prod_c64(__m256i x, __m256i y)
+{
+    __m256d t1 = _mm256_mul_pd(_mm256_movedup_pd(PD(x)), PD(y));
+    __m256d t2 = _mm256_mul_pd(_mm256_unpackhi_pd(PD(x), PD(x)), _mm256_permute_pd(PD(y), 0x5));
+    return SI(_mm256_addsub_pd(t1, t2));
+}
+
+/* MAXLOC/MINLOC on {32-bit value, 32-bit index} pairs: value lanes are even, index lanes odd.
+ * take_x and equal hold the value comparison in the even lanes; both are spread over the pair.
+ * On a tie the value stays y's (+0 and -0 tie) and the index is idx_min, the lower one. */
+static inline __m256i loc_pick32(__m256i x, __m256i y, __m256i take_x, __m256i equal,
+                                 __m256i idx_min)
+{
+    take_x = _mm256_shuffle_epi32(take_x, _MM_SHUFFLE(2, 2, 0, 0));
+    equal = _mm256_shuffle_epi32(equal, _MM_SHUFFLE(2, 2, 0, 0));
+    __m256i tie = _mm256_blend_epi32(y, idx_min, 0xaa);
+    return _mm256_blendv_epi8(_mm256_blendv_epi8(y, x, take_x), tie, equal);
+}
+/* Ordered compares: a NaN value never wins and never ties, so y is kept, as in the scalar. */
+#define CMP_PS(x, y, pred) SI(_mm256_cmp_ps(PS(x), PS(y), pred))
+static inline __m256i maxloc_float_int(__m256i x, __m256i y)
+{
+    return loc_pick32(x, y, CMP_PS(x, y, _CMP_GT_OQ), CMP_PS(x, y, _CMP_EQ_OQ), _mm256_min_epi32(x, y));
+}
+static inline __m256i minloc_float_int(__m256i x, __m256i y)
+{
+    return loc_pick32(x, y, CMP_PS(x, y, _CMP_LT_OQ), CMP_PS(x, y, _CMP_EQ_OQ), _mm256_min_epi32(x, y));
+}
+static inline __m256i maxloc_2int(__m256i x, __m256i y)
+{
+    return loc_pick32(x, y, _mm256_cmpgt_epi32(x, y), _mm256_cmpeq_epi32(x, y), _mm256_min_epi32(x, y));
+}
+static inline __m256i minloc_2int(__m256i x, __m256i y)
+{
+    return loc_pick32(x, y, _mm256_cmpgt_epi32(y, x), _mm256_cmpeq_epi32(x, y), _mm256_min_epi32(x, y));
+}
+/* Fortran 2REAL: the index is a float too; MINPS(x, y) = x < y ? x : y is the scalar's
+ * x.i < y.i ? x.i : y.i, NaN included. */
+static inline __m256i maxloc_2float(__m256i x, __m256i y)
+{
+    return loc_pick32(x, y, CMP_PS(x, y, _CMP_GT_OQ), CMP_PS(x, y, _CMP_EQ_OQ),
+                      SI(_mm256_min_ps(PS(x), PS(y))));
+}
+static inline __m256i minloc_2float(__m256i x, __m256i y)
+{
+    return loc_pick32(x, y, CMP_PS(x, y, _CMP_LT_OQ), CMP_PS(x, y, _CMP_EQ_OQ),
+                      SI(_mm256_min_ps(PS(x), PS(y))));
+}
+/* Fortran 2DOUBLE_PRECISION: {value, index} in each 128-bit lane, value in the even 64-bit lane. */
+static inline __m256i loc_pick64(__m256i x, __m256i y, __m256d take_x, __m256d equal)
+{
+    __m256i take = SI(_mm256_movedup_pd(take_x)), eq = SI(_mm256_movedup_pd(equal));
+    __m256i tie = SI(_mm256_blend_pd(PD(y), _mm256_min_pd(PD(x), PD(y)), 0xa));
+    return _mm256_blendv_epi8(_mm256_blendv_epi8(y, x, take), tie, eq);
+}
+static inline __m256i maxloc_2double(__m256i x, __m256i y)
+{
+    return loc_pick64(x, y, _mm256_cmp_pd(PD(x), PD(y), _CMP_GT_OQ), _mm256_cmp_pd(PD(x), PD(y), _CMP_EQ_OQ));
+}
+static inline __m256i minloc_2double(__m256i x, __m256i y)
+{
+    return loc_pick64(x, y, _mm256_cmp_pd(PD(x), PD(y), _CMP_LT_OQ), _mm256_cmp_pd(PD(x), PD(y), _CMP_EQ_OQ));
+}
+
+/* Half precision, eight per 128-bit vector, computed as one float vector. bf16 widens by a
+ * shift and narrows with the scalar's integer round-to-nearest-even (a NaN made quiet and
+ * truncated instead); f16 converts with F16C, which rounds to nearest even, keeps subnormals and
+ * quiets NaNs keeping the top payload bits, as the scalar vred_f32_to_f16 does. */
+static inline __m256 widen_bf16(__m128i h) { return PS(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)); }
+static inline __m128i narrow_bf16(__m256 f)
+{
+    __m256i x = SI(f);
+    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_add_epi32(x, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
+    __m256i quiet = _mm256_or_si256(x, _mm256_set1_epi32(0x00400000));
+    r = _mm256_srli_epi32(_mm256_blendv_epi8(r, quiet, CMP_PS(x, x, _CMP_UNORD_Q)), 16);
+    /* Both halves are in [0, 0xffff], so PACKUSDW's saturation never triggers. */
+    return _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+}
+static inline __m256 widen_f16(__m128i h) { return _mm256_cvtph_ps(h); }
+static inline __m128i narrow_f16(__m256 f) { return _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+
+#define HALF_ARITH(fname, WIDEN, NARROW, FOP)                                                   \
+    static inline __m128i fname(__m128i x, __m128i y) { return NARROW(FOP(WIDEN(x), WIDEN(y))); }
+/* MAX/MIN compare the widened values (y > x, resp. y < x, false on NaN) and return the winner's
+ * own 16 bits; PACKSSDW narrows the all-ones/zero masks to 16-bit lanes. */
+#define HALF_CMP(fname, WIDEN, PRED)                                                            \
+    static inline __m128i fname(__m128i x, __m128i y)                                           \
+    {                                                                                           \
+        __m256i m = SI(_mm256_cmp_ps(WIDEN(y), WIDEN(x), PRED));                                \
+        __m128i m16 = _mm_packs_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1)); \
+        return _mm_blendv_epi8(x, y, m16);                                                      \
+    }
+HALF_ARITH(sum_bf16, widen_bf16, narrow_bf16, _mm256_add_ps)
+HALF_ARITH(prod_bf16, widen_bf16, narrow_bf16, _mm256_mul_ps)
+HALF_CMP(max_bf16, widen_bf16, _CMP_GT_OQ)
+HALF_CMP(min_bf16, widen_bf16, _CMP_LT_OQ)
+HALF_ARITH(sum_f16, widen_f16, narrow_f16, _mm256_add_ps)
+HALF_ARITH(prod_f16, widen_f16, narrow_f16, _mm256_mul_ps)
+HALF_CMP(max_f16, widen_f16, _CMP_GT_OQ)
+HALF_CMP(min_f16, widen_f16, _CMP_LT_OQ)
+
+/* ---- the kernels --------------------------------------------------------------------------- */
+AVX2_BINARY(vred_max_i8_avx2, vred_max_i8_sse41, int8_t, max_i8)
+AVX2_BINARY(vred_max_u8_avx2, vred_max_u8_sse41, uint8_t, max_u8)
+AVX2_BINARY(vred_max_i16_avx2, vred_max_i16_sse41, int16_t, max_i16)
+AVX2_BINARY(vred_max_u16_avx2, vred_max_u16_sse41, uint16_t, max_u16)
+AVX2_BINARY(vred_max_i32_avx2, vred_max_i32_sse41, int32_t, max_i32)
+AVX2_BINARY(vred_max_u32_avx2, vred_max_u32_sse41, uint32_t, max_u32)
+AVX2_BINARY(vred_max_i64_avx2, vred_max_i64_sse41, int64_t, max_i64)
+AVX2_BINARY(vred_max_u64_avx2, vred_max_u64_sse41, uint64_t, max_u64)
+AVX2_BINARY(vred_min_i8_avx2, vred_min_i8_sse41, int8_t, min_i8)
+AVX2_BINARY(vred_min_u8_avx2, vred_min_u8_sse41, uint8_t, min_u8)
+AVX2_BINARY(vred_min_i16_avx2, vred_min_i16_sse41, int16_t, min_i16)
+AVX2_BINARY(vred_min_u16_avx2, vred_min_u16_sse41, uint16_t, min_u16)
+AVX2_BINARY(vred_min_i32_avx2, vred_min_i32_sse41, int32_t, min_i32)
+AVX2_BINARY(vred_min_u32_avx2, vred_min_u32_sse41, uint32_t, min_u32)
+AVX2_BINARY(vred_min_i64_avx2, vred_min_i64_sse41, int64_t, min_i64)
+AVX2_BINARY(vred_min_u64_avx2, vred_min_u64_sse41, uint64_t, min_u64)
+AVX2_BINARY(vred_sum_u8_avx2, vred_sum_u8_sse41, uint8_t, sum_u8)
+AVX2_BINARY(vred_sum_u16_avx2, vred_sum_u16_sse41, uint16_t, sum_u16)
+AVX2_BINARY(vred_sum_u32_avx2, vred_sum_u32_sse41, uint32_t, sum_u32)
+AVX2_BINARY(vred_sum_u64_avx2, vred_sum_u64_sse41, uint64_t, sum_u64)
+AVX2_BINARY(vred_prod_u8_avx2, vred_prod_u8_sse41, uint8_t, prod_u8)
+AVX2_BINARY(vred_prod_u16_avx2, vred_prod_u16_sse41, uint16_t, prod_u16)
+AVX2_BINARY(vred_prod_u32_avx2, vred_prod_u32_sse41, uint32_t, prod_u32)
+AVX2_BINARY(vred_prod_u64_avx2, vred_prod_u64_scalar, uint64_t, prod_u64)
+AVX2_BINARY(vred_land_u8_avx2, vred_land_u8_sse41, uint8_t, land_u8)
+AVX2_BINARY(vred_land_u16_avx2, vred_land_u16_sse41, uint16_t, land_u16)
+AVX2_BINARY(vred_land_u32_avx2, vred_land_u32_sse41, uint32_t, land_u32)
+AVX2_BINARY(vred_land_u64_avx2, vred_land_u64_sse41, uint64_t, land_u64)
+AVX2_BINARY(vred_lor_u8_avx2, vred_lor_u8_sse41, uint8_t, lor_u8)
+AVX2_BINARY(vred_lor_u16_avx2, vred_lor_u16_sse41, uint16_t, lor_u16)
+AVX2_BINARY(vred_lor_u32_avx2, vred_lor_u32_sse41, uint32_t, lor_u32)
+AVX2_BINARY(vred_lor_u64_avx2, vred_lor_u64_sse41, uint64_t, lor_u64)
+AVX2_BINARY(vred_lxor_u8_avx2, vred_lxor_u8_sse41, uint8_t, lxor_u8)
+AVX2_BINARY(vred_lxor_u16_avx2, vred_lxor_u16_sse41, uint16_t, lxor_u16)
+AVX2_BINARY(vred_lxor_u32_avx2, vred_lxor_u32_sse41, uint32_t, lxor_u32)
+AVX2_BINARY(vred_lxor_u64_avx2, vred_lxor_u64_sse41, uint64_t, lxor_u64)
+AVX2_BINARY(vred_band_u8_avx2, vred_band_u8_sse41, uint8_t, band_u8)
+AVX2_BINARY(vred_bor_u8_avx2, vred_bor_u8_sse41, uint8_t, bor_u8)
+AVX2_BINARY(vred_bxor_u8_avx2, vred_bxor_u8_sse41, uint8_t, bxor_u8)
+AVX2_BINARY(vred_max_f32_avx2, vred_max_f32_sse41, float, max_f32)
+AVX2_BINARY(vred_min_f32_avx2, vred_min_f32_sse41, float, min_f32)
+AVX2_BINARY(vred_sum_f32_avx2, vred_sum_f32_sse41, float, sum_f32)
+AVX2_BINARY(vred_prod_f32_avx2, vred_prod_f32_sse41, float, prod_f32)
+AVX2_BINARY(vred_max_f64_avx2, vred_max_f64_sse41, double, max_f64)
+AVX2_BINARY(vred_min_f64_avx2, vred_min_f64_sse41, double, min_f64)
+AVX2_BINARY(vred_sum_f64_avx2, vred_sum_f64_sse41, double, sum_f64)
+AVX2_BINARY(vred_prod_f64_avx2, vred_prod_f64_sse41, double, prod_f64)
+AVX2_BINARY(vred_prod_c32_avx2, vred_prod_c32_sse41, vred_c32, prod_c32)
+AVX2_BINARY(vred_prod_c64_avx2, vred_prod_c64_sse41, vred_c64, prod_c64)
+AVX2_BINARY(vred_maxloc_float_int_avx2, vred_maxloc_float_int_sse41, vred_float_int, maxloc_float_int)
+AVX2_BINARY(vred_minloc_float_int_avx2, vred_minloc_float_int_sse41, vred_float_int, minloc_float_int)
+AVX2_BINARY(vred_maxloc_2int_avx2, vred_maxloc_2int_sse41, vred_2int, maxloc_2int)
+AVX2_BINARY(vred_minloc_2int_avx2, vred_minloc_2int_sse41, vred_2int, minloc_2int)
+AVX2_BINARY(vred_maxloc_2float_avx2, vred_maxloc_2float_sse41, vred_2float, maxloc_2float)
+AVX2_BINARY(vred_minloc_2float_avx2, vred_minloc_2float_sse41, vred_2float, minloc_2float)
+AVX2_BINARY(vred_maxloc_2double_avx2, vred_maxloc_2double_sse41, vred_2double, maxloc_2double)
+AVX2_BINARY(vred_minloc_2double_avx2, vred_minloc_2double_sse41, vred_2double, minloc_2double)
+AVX2_HALF(vred_sum_bf16_avx2, vred_sum_bf16_scalar, sum_bf16)
+AVX2_HALF(vred_prod_bf16_avx2, vred_prod_bf16_scalar, prod_bf16)
+AVX2_HALF(vred_max_bf16_avx2, vred_max_bf16_scalar, max_bf16)
+AVX2_HALF(vred_min_bf16_avx2, vred_min_bf16_scalar, min_bf16)
+AVX2_HALF(vred_sum_f16_avx2, vred_sum_f16_scalar, sum_f16)
+AVX2_HALF(vred_prod_f16_avx2, vred_prod_f16_scalar, prod_f16)
+AVX2_HALF(vred_max_f16_avx2, vred_max_f16_scalar, max_f16)
+AVX2_HALF(vred_min_f16_avx2, vred_min_f16_scalar, min_f16)
+
+/* ---- half precision with float32 accumulation (n-ary form) --------------------------------- */
+/* The last < 8 elements go through a zero-padded copy, so every element sees the same
+ * instructions (F16C's widening quiets a signaling NaN; the scalar conversion does not). */
+#define AVX2_HALF_ACC(name, WIDEN, FOP)                                                         \
+    static void name(const void *a_, float *acc, size_t n)                                      \
+    {                                                                                           \
+        const uint16_t *a = a_;                                                                 \
+        size_t i = 0;                                                                           \
+        for (; i + 8 <= n; i += 8)                                                              \
+            _mm256_storeu_ps(acc + i, FOP(WIDEN(LD128(a + i)), _mm256_loadu_ps(acc + i)));      \
+        if (i < n) {                                                                            \
+            uint16_t h[8] = {0};                                                                \
+            float f[8] = {0};                                                                   \
+            memcpy(h, a + i, (n - i) * sizeof *h);                                              \
+            memcpy(f, acc + i, (n - i) * sizeof *f);                                            \
+            _mm256_storeu_ps(f, FOP(WIDEN(LD128(h)), _mm256_loadu_ps(f)));                      \
+            memcpy(acc + i, f, (n - i) * sizeof *f);                                            \
+        }                                                                                       \
+    }
+static inline __m256 acc_max(__m256 x, __m256 y) { return _mm256_max_ps(y, x); }
+static inline __m256 acc_min(__m256 x, __m256 y) { return _mm256_min_ps(y, x); }
+static inline __m256 acc_sum(__m256 x, __m256 y) { return _mm256_add_ps(x, y); }
+static inline __m256 acc_prod(__m256 x, __m256 y) { return _mm256_mul_ps(x, y); }
+AVX2_HALF_ACC(vred_acc_max_bf16_avx2, widen_bf16, acc_max)
+AVX2_HALF_ACC(vred_acc_min_bf16_avx2, widen_bf16, acc_min)
+AVX2_HALF_ACC(vred_acc_sum_bf16_avx2, widen_bf16, acc_sum)
+AVX2_HALF_ACC(vred_acc_prod_bf16_avx2, widen_bf16, acc_prod)
+AVX2_HALF_ACC(vred_acc_max_f16_avx2, widen_f16, acc_max)
+AVX2_HALF_ACC(vred_acc_min_f16_avx2, widen_f16, acc_min)
+AVX2_HALF_ACC(vred_acc_sum_f16_avx2, widen_f16, acc_sum)
+AVX2_HALF_ACC(vred_acc_prod_f16_avx2, widen_f16, acc_prod)
+
+#define AVX2_WIDEN(name, WIDEN)                                                                 \
+    static void name(const void *a_, float *o, size_t n)                                        \
+    {                                                                                           \
+        const uint16_t *a = a_;                                                                 \
+        size_t i = 0;                                                                           \
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(o + i, WIDEN(LD128(a + i)));                \
+        if (i < n) {                                                                            \
+            uint16_t h[8] = {0};                                                                \
+            float f[8];                                                                         \
+            memcpy(h, a + i, (n - i) * sizeof *h);                                              \
+            _mm256_storeu_ps(f, WIDEN(LD128(h)));                                               \
+            memcpy(o + i, f, (n - i) * sizeof *f);                                              \
+        }                                                                                       \
+    }
+#define AVX2_NARROW(name, NARROW)                                                               \
+    static void name(const float *a, void *o_, size_t n)                                        \
+    {                                                                                           \
+        uint16_t *o = o_;                                                                       \
+        size_t i = 0;                                                                           \
+        for (; i + 8 <= n; i += 8) ST128(o + i, NARROW(_mm256_loadu_ps(a + i)));                \
+        if (i < n) {                                                                            \
+            float f[8] = {0};                                                                   \
+            uint16_t h[8];                                                                      \
+            memcpy(f, a + i, (n - i) * sizeof *f);                                              \
+            ST128(h, NARROW(_mm256_loadu_ps(f)));                                               \
+            memcpy(o + i, h, (n - i) * sizeof *h);                                              \
+        }                                                                                       \
+    }
+AVX2_WIDEN(vred_widen_bf16_avx2, widen_bf16)
+AVX2_WIDEN(vred_widen_f16_avx2, widen_f16)
+AVX2_NARROW(vred_narrow_bf16_avx2, narrow_bf16)
+AVX2_NARROW(vred_narrow_f16_avx2, narrow_f16)
+
+/* ---- the table ----------------------------------------------------------------------------- */
+void vred_fill_avx2(vred_kernel_table *t)
+{
+    vred_binary_fn (*b)[VRED_TYPE_COUNT] = t->bin;
+
+    b[VRED_OP_MAX][VRED_INT8] = vred_max_i8_avx2;
+    b[VRED_OP_MAX][VRED_UINT8] = vred_max_u8_avx2;
+    b[VRED_OP_MAX][VRED_INT16] = vred_max_i16_avx2;
+    b[VRED_OP_MAX][VRED_UINT16] = vred_max_u16_avx2;
+    b[VRED_OP_MAX][VRED_INT32] = vred_max_i32_avx2;
+    b[VRED_OP_MAX][VRED_UINT32] = vred_max_u32_avx2;
+    b[VRED_OP_MAX][VRED_INT64] = vred_max_i64_avx2;
+    b[VRED_OP_MAX][VRED_UINT64] = vred_max_u64_avx2;
+    b[VRED_OP_MAX][VRED_FLOAT] = vred_max_f32_avx2;
+    b[VRED_OP_MAX][VRED_DOUBLE] = vred_max_f64_avx2;
+    b[VRED_OP_MAX][VRED_BFLOAT16] = vred_max_bf16_avx2;
+    b[VRED_OP_MAX][VRED_FLOAT16] = vred_max_f16_avx2;
+
+    b[VRED_OP_MIN][VRED_INT8] = vred_min_i8_avx2;
+    b[VRED_OP_MIN][VRED_UINT8] = vred_min_u8_avx2;
+    b[VRED_OP_MIN][VRED_INT16] = vred_min_i16_avx2;
+    b[VRED_OP_MIN][VRED_UINT16] = vred_min_u16_avx2;
+    b[VRED_OP_MIN][VRED_INT32] = vred_min_i32_avx2;
+    b[VRED_OP_MIN][VRED_UINT32] = vred_min_u32_avx2;
+    b[VRED_OP_MIN][VRED_INT64] = vred_min_i64_avx2;
+    b[VRED_OP_MIN][VRED_UINT64] = vred_min_u64_avx2;
+    b[VRED_OP_MIN][VRED_FLOAT] = vred_min_f32_avx2;
+    b[VRED_OP_MIN][VRED_DOUBLE] = vred_min_f64_avx2;
+    b[VRED_OP_MIN][VRED_BFLOAT16] = vred_min_bf16_avx2;
+    b[VRED_OP_MIN][VRED_FLOAT16] = vred_min_f16_avx2;
+
+    b[VRED_OP_SUM][VRED_UINT8] = vred_sum_u8_avx2;
+    b[VRED_OP_SUM][VRED_UINT16] = vred_sum_u16_avx2;
+    b[VRED_OP_SUM][VRED_UINT32] = vred_sum_u32_avx2;
+    b[VRED_OP_SUM][VRED_UINT64] = vred_sum_u64_avx2;
+    b[VRED_OP_SUM][VRED_FLOAT] = vred_sum_f32_avx2;
+    b[VRED_OP_SUM][VRED_DOUBLE] = vred_sum_f64_avx2;
+    b[VRED_OP_SUM][VRED_BFLOAT16] = vred_sum_bf16_avx2;
+    b[VRED_OP_SUM][VRED_FLOAT16] = vred_sum_f16_avx2;
+
+    b[VRED_OP_PROD][VRED_UINT8] = vred_prod_u8_avx2;
+    b[VRED_OP_PROD][VRED_UINT16] = vred_prod_u16_avx2;
+    b[VRED_OP_PROD][VRED_UINT32] = vred_prod_u32_avx2;
+    b[VRED_OP_PROD][VRED_UINT64] = vred_prod_u64_avx2;
+    b[VRED_OP_PROD][VRED_FLOAT] = vred_prod_f32_avx2;
+    b[VRED_OP_PROD][VRED_DOUBLE] = vred_prod_f64_avx2;
+    b[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX] = vred_prod_c32_avx2;
+    b[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX] = vred_prod_c64_avx2;
+    b[VRED_OP_PROD][VRED_BFLOAT16] = vred_prod_bf16_avx2;
+    b[VRED_OP_PROD][VRED_FLOAT16] = vred_prod_f16_avx2;
+
+    b[VRED_OP_LAND][VRED_UINT8] = vred_land_u8_avx2;
+    b[VRED_OP_LAND][VRED_UINT16] = vred_land_u16_avx2;
+    b[VRED_OP_LAND][VRED_UINT32] = vred_land_u32_avx2;
+    b[VRED_OP_LAND][VRED_UINT64] = vred_land_u64_avx2;
+    b[VRED_OP_LOR][VRED_UINT8] = vred_lor_u8_avx2;
+    b[VRED_OP_LOR][VRED_UINT16] = vred_lor_u16_avx2;
+    b[VRED_OP_LOR][VRED_UINT32] = vred_lor_u32_avx2;
+    b[VRED_OP_LOR][VRED_UINT64] = vred_lor_u64_avx2;
+    b[VRED_OP_LXOR][VRED_UINT8] = vred_lxor_u8_avx2;
+    b[VRED_OP_LXOR][VRED_UINT16] = vred_lxor_u16_avx2;
+    b[VRED_OP_LXOR][VRED_UINT32] = vred_lxor_u32_avx2;
+    b[VRED_OP_LXOR][VRED_UINT64] = vred_lxor_u64_avx2;
+
+    b[VRED_OP_BAND][VRED_UINT8] = vred_band_u8_avx2;
+    b[VRED_OP_BOR][VRED_UINT8] = vred_bor_u8_avx2;
+    b[VRED_OP_BXOR][VRED_UINT8] = vred_bxor_u8_avx2;
+
+    b[VRED_OP_MAXLOC][VRED_FLOAT_INT] = vred_maxloc_float_int_avx2;
+    b[VRED_OP_MAXLOC][VRED_2INT] = vred_maxloc_2int_avx2;
+    b[VRED_OP_MAXLOC][VRED_2FLOAT] = vred_maxloc_2float_avx2;
+    b[VRED_OP_MAXLOC][VRED_2DOUBLE] = vred_maxloc_2double_avx2;
+    b[VRED_OP_MINLOC][VRED_FLOAT_INT] = vred_minloc_float_int_avx2;
+    b[VRED_OP_MINLOC][VRED_2INT] = vred_minloc_2int_avx2;
+    b[VRED_OP_MINLOC][VRED_2FLOAT] = vred_minloc_2float_avx2;
+    b[VRED_OP_MINLOC][VRED_2DOUBLE] = vred_minloc_2double_avx2;
+
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_MAX] = vred_acc_max_bf16_avx2;
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_MIN] = vred_acc_min_bf16_avx2;
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_SUM] = vred_acc_sum_bf16_avx2;
+    t->half_acc[VRED_HALF_BF16][VRED_HOP_PROD] = vred_acc_prod_bf16_avx2;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_MAX] = vred_acc_max_f16_avx2;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_MIN] = vred_acc_min_f16_avx2;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_SUM] = vred_acc_sum_f16_avx2;
+    t->half_acc[VRED_HALF_F16][VRED_HOP_PROD] = vred_acc_prod_f16_avx2;
+    t->half_widen[VRED_HALF_BF16] = vred_widen_bf16_avx2;
+    t->half_widen[VRED_HALF_F16] = vred_widen_f16_avx2;
+    t->half_narrow[VRED_HALF_BF16] = vred_narrow_bf16_avx2;
+    t->half_narrow[VRED_HALF_F16] = vred_narrow_f16_avx2;
+}
