@@ -143,17 +143,19 @@ static inline __m512i sum_f64(__m512i x, __m512i y) { return SI(_mm512_add_pd(PD
 static inline __m512i prod_f64(__m512i x, __m512i y) { return SI(_mm512_mul_pd(PD(x), PD(y))); }
 
 /* Complex product without FMA (the build uses -ffp-contract=off), so every rounding matches the
- * scalar re = xr*yr - xi*yi, im = xr*yi + xi*yr. */
+ * scalar re = xr*yr - xi*yi, im = xr*yi + xi*yr. Every operation keeps the scalar's operand order
+ * too, so that where two NaNs meet (a payload NaN times y, plus 0*inf's default NaN) the same one
+ * propagates as in the scalar code and in sse41.c/avx2.c. */
 static inline __m512i prod_c32(__m512i x, __m512i y)
 {
-    __m512 t1 = _mm512_mul_ps(PS(x), _mm512_moveldup_ps(PS(y)));                    /* xr*yr, xi*yr */
-    __m512 t2 = _mm512_mul_ps(_mm512_permute_ps(PS(x), 0xb1), _mm512_movehdup_ps(PS(y))); /* xi*yi, xr*yi */
+    __m512 t1 = _mm512_mul_ps(_mm512_moveldup_ps(PS(x)), PS(y));                      /* xr*yr, xr*yi */
+    __m512 t2 = _mm512_mul_ps(_mm512_movehdup_ps(PS(x)), _mm512_permute_ps(PS(y), 0xb1)); /* xi*yi, xi*yr */
     return SI(_mm512_mask_sub_ps(_mm512_add_ps(t1, t2), 0x5555, t1, t2));
 }
 static inline __m512i prod_c64(__m512i x, __m512i y)
 {
-    __m512d t1 = _mm512_mul_pd(PD(x), _mm512_movedup_pd(PD(y)));
-    __m512d t2 = _mm512_mul_pd(_mm512_permute_pd(PD(x), 0x55), _mm512_unpackhi_pd(PD(y), PD(y)));
+    __m512d t1 = _mm512_mul_pd(_mm512_movedup_pd(PD(x)), PD(y));
+    __m512d t2 = _mm512_mul_pd(_mm512_unpackhi_pd(PD(x), PD(x)), _mm512_permute_pd(PD(y), 0x55));
     return SI(_mm512_mask_sub_pd(_mm512_add_pd(t1, t2), 0x55, t1, t2));
 }
 
