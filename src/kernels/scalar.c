@@ -140,7 +140,8 @@ uint16_t vred_f32_to_bf16(float f)
 float vred_f16_to_f32(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    if (e == 0x1f) return bits_f32(sign | 0x7f800000u | (m << 13));
+    /* inf, or a NaN made quiet, as F16C and FCVT do */
+    if (e == 0x1f) return bits_f32(sign | 0x7f800000u | (m << 13) | (m ? 0x00400000u : 0));
     if (e != 0) return bits_f32(sign | ((e + 112u) << 23) | (m << 13));
     if (m == 0) return bits_f32(sign);
     /* subnormal: m * 2^-24, exact in float */
