@@ -90,4 +90,9 @@ if [ $plot = 1 ] && [ ${#csvs[@]} -gt 0 ]; then
     echo "run_local.sh: matplotlib missing (python3 -m pip install matplotlib); no PNGs" >&2
   fi
 fi
+local_csvs=()
+for c in "${csvs[@]}"; do case $c in */local-*.csv) local_csvs+=("$c") ;; esac; done
+if [ ${#local_csvs[@]} -gt 0 ]; then
+  python3 "$root/bench/summarize.py" "${local_csvs[@]}" >"$out/summary.txt" && cat "$out/summary.txt" >&2
+fi
 echo "results in $out" >&2

@@ -41,7 +41,8 @@ def main():
     present = {int(r["size_bytes"]) for r in rows}
     sizes = [s for s in map(parse_size, a.sizes.split(",")) if s in present] or sorted(present)
     modes = ["warm", "cold"] if a.mode == "both" else [a.mode]
-    for isa in sorted({r["isa"] for r in rows}):
+    order = ["scalar", "sse41", "avx2", "avx512", "neon", "sve"]
+    for isa in sorted({r["isa"] for r in rows}, key=lambda i: (order.index(i) if i in order else 99, i)):
         for mode in modes:
             sel = [r for r in rows if r["isa"] == isa and r["mode"] == mode]
             if not sel:
