@@ -42,8 +42,10 @@ mkdir -p "$out"
 
 if [ $full = 1 ]; then
   sweep=(--min 1K --max 128M --budget 0.25)
+  summary_sizes=1K,16K,256K,1M,4M,16M,128M
 else
   sweep=(--sizes 1K,16K,256K,4M,64M --budget 0.12)
+  summary_sizes=1K,16K,256K,4M,64M
 fi
 root_flag=()
 [ "$(id -u)" = 0 ] && root_flag=(--allow-run-as-root)
@@ -93,6 +95,6 @@ fi
 local_csvs=()
 for c in "${csvs[@]}"; do case $c in */local-*.csv) local_csvs+=("$c") ;; esac; done
 if [ ${#local_csvs[@]} -gt 0 ]; then
-  python3 "$root/bench/summarize.py" "${local_csvs[@]}" >"$out/summary.txt" && cat "$out/summary.txt" >&2
+  python3 "$root/bench/summarize.py" --sizes "$summary_sizes" "${local_csvs[@]}" >"$out/summary.txt" && cat "$out/summary.txt" >&2
 fi
 echo "results in $out" >&2
