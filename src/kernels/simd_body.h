@@ -11,14 +11,10 @@
     do {                                                                                        \
         enum { W_ = sizeof(V) / sizeof(T) };                                                    \
         for (; (i) + 4 * W_ <= (n); (i) += 4 * W_) {                                            \
-            V x0_ = LOAD((a) + (i)), x1_ = LOAD((a) + (i) + W_);                                \
-            V x2_ = LOAD((a) + (i) + 2 * W_), x3_ = LOAD((a) + (i) + 3 * W_);                   \
-            V y0_ = LOAD((b) + (i)), y1_ = LOAD((b) + (i) + W_);                                \
-            V y2_ = LOAD((b) + (i) + 2 * W_), y3_ = LOAD((b) + (i) + 3 * W_);                   \
-            STORE((o) + (i), OP(x0_, y0_));                                                     \
-            STORE((o) + (i) + W_, OP(x1_, y1_));                                                \
-            STORE((o) + (i) + 2 * W_, OP(x2_, y2_));                                            \
-            STORE((o) + (i) + 3 * W_, OP(x3_, y3_));                                            \
+            STORE((o) + (i), OP(LOAD((a) + (i)), LOAD((b) + (i))));                             \
+            STORE((o) + (i) + W_, OP(LOAD((a) + (i) + W_), LOAD((b) + (i) + W_)));              \
+            STORE((o) + (i) + 2 * W_, OP(LOAD((a) + (i) + 2 * W_), LOAD((b) + (i) + 2 * W_)));  \
+            STORE((o) + (i) + 3 * W_, OP(LOAD((a) + (i) + 3 * W_), LOAD((b) + (i) + 3 * W_)));  \
         }                                                                                       \
         for (; (i) + W_ <= (n); (i) += W_) STORE((o) + (i), OP(LOAD((a) + (i)), LOAD((b) + (i)))); \
     } while (0)

@@ -5,7 +5,7 @@
  * with the same arguments, so the MPI reports errors through its own error handler.
  */
 #include <stddef.h>
-#include "config.h"
+#include "kernels/dispatch.h"
 #include "types.h"
 
 #define VRED_MPI_EXPORT __attribute__((visibility("default")))
@@ -15,12 +15,15 @@ static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 {
     vred_type vt;
     vred_op vo;
-    if (count < 0 || vred_config_get()->disable) return 0;
-    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE) return 0;
+    if (count < 0 || inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE) return 0;
     if (count > 0 && (!inbuf || !inoutbuf)) return 0;
+    /* Only valid (op, type) pairs are in the tables; VRED_DISABLE leaves them empty. */
     if (!vred_mpi_map(datatype, op, &vt, &vo)) return 0;
-    if (!vred_op_valid(vo, vt)) return 0; /* the table holds valid pairs only; kept as a guard */
-    return vred_reduce(vo, vt, inbuf, inoutbuf, (size_t)count) == VRED_OK;
+    /* The kernel straight from the dispatch table: at 1 KiB the whole reduction is ~10 ns, so
+     * the front may not spend more than a few. */
+    const vred_entry *e = &vred_entries[vo][vt];
+    if (count) e->fn(inbuf, inoutbuf, inoutbuf, (size_t)count * e->scale);
+    return 1;
 }
 
 VRED_MPI_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
