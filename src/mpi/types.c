@@ -212,8 +212,6 @@ static void add_type(MPI_Datatype dt, int cls, int fixed, size_t csize)
 
 static void build(void)
 {
-    /* VRED_DISABLE=1: empty tables, so every call is passed through with no per-call check. */
-    if (vred_config_get()->disable) return;
 #define VRED_MPI_TYPE(h, cls, arg) add_type(h, cls, ARG_FIXED_##cls(arg), ARG_SIZE_##cls(arg));
 #include "mpi_types.def"
 #undef VRED_MPI_TYPE
@@ -226,8 +224,11 @@ static void build(void)
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+int vred_mpi_disabled;
+
 static void build_once(void)
 {
+    vred_mpi_disabled = vred_config_get()->disable;
     build();
     __atomic_store_n(&vred_mpi_tables_ready, 1, __ATOMIC_RELEASE);
 }

@@ -30,6 +30,7 @@ typedef struct {
 extern vred_mpi_slot vred_mpi_type_slots[1u << VRED_MPI_TYPE_BITS];
 extern vred_mpi_slot vred_mpi_op_slots[1u << VRED_MPI_OP_BITS];
 extern int vred_mpi_tables_ready; /* atomic: 1 once both tables are built */
+extern int vred_mpi_disabled;     /* VRED_DISABLE, read with the tables (before ready is set) */
 
 /* Builds the tables if MPI is initialized (thread-safe, once). Returns 1 if they are ready. */
 int vred_mpi_tables_init(void);
