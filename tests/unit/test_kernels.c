@@ -4,7 +4,8 @@
  *   x every length 0..3 vector lengths plus a few large ones x misaligned starts
  *   x the 2-buffer (in place), 3-buffer (separate and aliased), n-ary and reduce-all forms,
  * on inputs full of NaN, +-0, inf, subnormals, extremes and ties.
- * VRED_TEST_SEED changes the data; VRED_TEST_QUICK=1 thins the length sweep (sanitizer runs).
+ * VRED_TEST_SEED changes the data; VRED_TEST_QUICK=1 thins the length sweep (sanitizer runs);
+ * VRED_TEST_ONLY=isa restricts the variants to one ISA.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -207,8 +208,11 @@ static int nvariants;
 
 static void add_variants(void)
 {
+    /* VRED_TEST_ONLY=isa: test that ISA's kernels only (the qemu runs give NEON its own CPUs). */
+    const char *only = getenv("VRED_TEST_ONLY");
     for (int isa = VRED_ISA_SSE41; isa < VRED_ISA_COUNT; isa++) {
         if (!vred_isa_supported((vred_isa)isa)) continue;
+        if (only && *only && vred_isa_from_name(only) != (vred_isa)isa) continue;
         int two_tails = isa == VRED_ISA_AVX512 || isa == VRED_ISA_SVE;
         for (int m = two_tails ? 1 : -1; m >= (two_tails ? 0 : -1); m--) {
             variant *v = &variants[nvariants++];
