@@ -45,6 +45,7 @@ static int lookup(const char *list, const char *value)
 }
 
 static vred_config config;
+static int in_effect[sizeof knobs / sizeof knobs[0]]; /* index into each knob's accepted list */
 
 static void parse(void)
 {
@@ -60,6 +61,7 @@ static void parse(void)
             else
                 index = got;
         }
+        in_effect[k] = index;
         kb->apply(&config, index);
     }
 }
@@ -75,12 +77,30 @@ const vred_config *vred_config_get(void)
     return &config;
 }
 
+/* Copies entry `index` of a '|'-list into buf. */
+static const char *nth(const char *list, int index, char *buf, size_t size)
+{
+    const char *p = list;
+    for (int i = 0; i < index && p; i++) {
+        p = strchr(p, '|');
+        if (p) p++;
+    }
+    size_t n = p ? strcspn(p, "|") : 0;
+    if (n >= size) n = size - 1;
+    memcpy(buf, p ? p : "", n);
+    buf[n] = 0;
+    return buf;
+}
+
 void vred_config_print(FILE *out)
 {
     vred_config_get();
     for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k++) {
-        const char *v = getenv(knobs[k].name);
-        fprintf(out, "  %-14s %-10s (%s) %s\n", knobs[k].name, v && *v ? v : knobs[k].deflt,
+        char value[32];
+        const char *set = getenv(knobs[k].name);
+        nth(knobs[k].accepted, in_effect[k], value, sizeof value);
+        fprintf(out, "  %-14s %-8s %-12s (%s) %s\n", knobs[k].name, value,
+                set && *set ? (strcmp(set, value) ? "[malformed]" : "[set]") : "[default]",
                 knobs[k].accepted, knobs[k].help);
     }
 }
