@@ -8,9 +8,9 @@
  *
  * `local` times MPI_Reduce_local served by vred (MPI_Reduce_local, from libvred-mpi.so), by the
  * MPI library (PMPI_Reduce_local) and a memcpy of the same size. Every repetition runs the three
- * in turn (the first of the three rotates from one repetition to the next), each over a batch of
- * calls; a table row is the median over the repetitions. Two modes:
- *   warm  the same buffers on every call (in cache whenever they fit);
+ * in turn (cycling through all six orders, so none always follows the same one), each over a batch
+ * of calls; a table row is the median over the repetitions. Two modes:
+ *   warm  the same buffers on every call, shared by the three variants (in cache whenever they fit);
  *   cold  every call takes the next buffers of a pool at least twice the size of the last-level
  *         cache, visited in an order that defeats the prefetchers, so a call's operands were last
  *         touched one whole pool ago: they come from memory.
@@ -481,7 +481,8 @@ static void print_header_common(vred_isa isa, const local_opts *o)
     printf("# machine:       %s, %s, %ld CPUs online, LLC %s (cold pool >= %s)\n", host, model,
            sysconf(_SC_NPROCESSORS_ONLN), llc, flush);
     printf("# timing:        median of the repetitions; each repetition runs vred, MPI, memcpy in turn\n"
-           "#                (the first of the three rotates), each a batch of k calls; us per call\n");
+           "#                (all six orders in turn), each a batch of k calls; us per call; warm: the\n"
+           "#                three share the same buffers\n");
     printf("# GB/s:          1e9 bytes/s of bytes moved: a reduction moves 3 x size (read in, read\n"
            "#                inout, write inout), memcpy 2 x size (read src, write dst)\n");
     printf("# vred/MPI = MPI(us) / vred(us) (> 1: vred faster); vred/memcpy = vred GB/s / memcpy GB/s\n");
@@ -564,12 +565,29 @@ static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts 
         if (o->validate) { /* the calibration calls: equalize before counting */
             memcpy(L.pv, L.pm, L.K * L.stride);
         }
+        /* Warm: validate on the separate pools first, then time all three variants on the same
+         * buffers. Separate buffers sit on different physical pages and cache sets, which moved
+         * the ratio of two identical implementations by up to 20% (VRED_DISABLE=1 control) at
+         * the L2-sized messages. Cold mode keeps a pool per variant: each must miss on its own. */
+        layout T = L;
+        if (!cold) {
+            if (o->validate)
+                for (int r = 0; r < 3; r++, cursor += (size_t)k) {
+                    run_batch(&L, V_VRED, cursor, k);
+                    run_batch(&L, V_MPI, cursor, k);
+                    mismatches += check_batch(&L, cursor, k, &reported);
+                }
+            T.pm = T.pc = T.pv;
+        }
+        /* All six orders in turn: a rotation alone always puts the same variant after memcpy
+         * (whose store stream slowed the next variant by ~7% at 4 KiB in the control). */
+        static const int order[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
         for (int r = 0; r < reps; r++) {
             for (int q = 0; q < 3; q++) {
-                int v = (r + q) % 3;
-                t[v][r] = run_batch(&L, v, cursor, k) / k;
+                int v = order[r % 6][q];
+                t[v][r] = run_batch(&T, v, cursor, k) / k;
             }
-            if (o->validate) mismatches += check_batch(&L, cursor, k, &reported);
+            if (o->validate && cold) mismatches += check_batch(&L, cursor, k, &reported);
             cursor += (size_t)k;
         }
         double tv = median(t[V_VRED], reps), tm = median(t[V_MPI], reps), tc = median(t[V_COPY], reps);
