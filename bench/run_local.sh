@@ -40,6 +40,11 @@ while [ $# -gt 0 ]; do
 done
 mkdir -p "$out"
 
+# What vred will use here: CPU features, the ISA chosen, the settings in effect.
+if [ -x "$build/vred-info" ]; then
+  "$build/vred-info" | sed -n '/^CPU/,/^Topology/p' | sed '$d' >&2
+fi
+
 if [ $full = 1 ]; then
   sweep=(--min 1K --max 128M --budget 0.25)
   summary_sizes=1K,16K,256K,1M,4M,16M,128M
