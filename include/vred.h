@@ -88,6 +88,10 @@ VRED_API int vred_op_valid(vred_op op, vred_type type);
 VRED_API size_t vred_type_size(vred_type type);
 VRED_API const char *vred_type_name(vred_type type);
 VRED_API const char *vred_op_name(vred_op op);
+/* The inverse of the two above (case-insensitive, e.g. "f32", "sum"); VRED_TYPE_COUNT /
+ * VRED_OP_COUNT if the name is unknown. */
+VRED_API vred_type vred_type_from_name(const char *name);
+VRED_API vred_op vred_op_from_name(const char *name);
 
 /* The ISA in use, and the best this CPU and build can run. */
 VRED_API vred_isa vred_isa_active(void);

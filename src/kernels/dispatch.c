@@ -40,6 +40,12 @@ static const vred_isa ladder[] = {VRED_ISA_SCALAR, VRED_ISA_SSE41, VRED_ISA_AVX2
 #endif
 enum { LADDER = sizeof ladder / sizeof ladder[0] };
 
+size_t vred_isa_ladder(const vred_isa **isas)
+{
+    *isas = ladder;
+    return LADDER;
+}
+
 static int rung(vred_isa isa)
 {
     for (int i = 0; i < LADDER; i++)

@@ -16,6 +16,9 @@ extern vred_entry vred_entries[VRED_OP_COUNT][VRED_TYPE_COUNT];
 vred_isa vred_table_build(vred_kernel_table *t, vred_isa cap, int masked_tail);
 void vred_entries_build(vred_entry e[VRED_OP_COUNT][VRED_TYPE_COUNT], const vred_kernel_table *t);
 
+/* The ISAs of this architecture's build, worst to best (scalar first). */
+size_t vred_isa_ladder(const vred_isa **isas);
+
 /* Make (cap, masked_tail) the process-wide table; returns the ISA reached. Not thread-safe:
  * for tests, benchmarks and start-up. */
 vred_isa vred_dispatch_select(vred_isa cap, int masked_tail);

@@ -1,4 +1,5 @@
 /* Type and op metadata derived from ops.def, and the canonical form of each (op, type). */
+#include <strings.h>
 #include "kernel.h"
 
 static const struct {
@@ -29,6 +30,20 @@ const char *vred_op_name(vred_op op)
 {
     return (unsigned)op < VRED_OP_COUNT ? op_info[op].name : "unknown";
 }
+vred_type vred_type_from_name(const char *name)
+{
+    int t = 0;
+    while (t < VRED_TYPE_COUNT && !(name && strcasecmp(name, type_info[t].name) == 0)) t++;
+    return (vred_type)t;
+}
+
+vred_op vred_op_from_name(const char *name)
+{
+    int op = 0;
+    while (op < VRED_OP_COUNT && !(name && strcasecmp(name, op_info[op].name) == 0)) op++;
+    return (vred_op)op;
+}
+
 unsigned vred_type_group(vred_type t) { return (unsigned)t < VRED_TYPE_COUNT ? type_info[t].group : 0; }
 unsigned vred_op_groups(vred_op op) { return (unsigned)op < VRED_OP_COUNT ? op_info[op].groups : 0; }
 

@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "vred.h"
+#include "bench_common.h"
+#include "kernels/kernel.h" /* the pair structs */
 
 #ifndef VRED_BENCH_FLAVOR
 #define VRED_BENCH_FLAVOR "mpi"
@@ -41,14 +43,6 @@
 
 /* ---- cases: the (op, type) pairs of vred's table that the MPI also names -------------------- */
 
-typedef struct { float v; int32_t i; } p_float_int;
-typedef struct { double v; int32_t i; } p_double_int;
-typedef struct { int64_t v; int32_t i; } p_long_int;
-typedef struct { int32_t v; int32_t i; } p_2int;
-typedef struct { int16_t v; int32_t i; } p_short_int;
-typedef struct { long double v; int32_t i; } p_ldbl_int;
-typedef struct { float v, i; } p_2float;
-typedef struct { double v, i; } p_2double;
 
 typedef struct {
     vred_op op;
@@ -130,24 +124,6 @@ static int make_case(vred_op op, vred_type t, bcase *c, const char **why)
     return 1;
 }
 
-/* "f32:sum" or "sum:f32". */
-static int parse_case(const char *s, vred_op *op, vred_type *ty)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *colon = strchr(buf, ':');
-    if (!colon) return 0;
-    *colon = 0;
-    const char *p[2] = {buf, colon + 1};
-    int got_op = 0, got_ty = 0;
-    for (int k = 0; k < 2; k++) {
-        for (int o = 0; o < VRED_OP_COUNT; o++)
-            if (strcasecmp(p[k], vred_op_name((vred_op)o)) == 0) *op = (vred_op)o, got_op = 1;
-        for (int t = 0; t < VRED_TYPE_COUNT; t++)
-            if (strcasecmp(p[k], vred_type_name((vred_type)t)) == 0) *ty = (vred_type)t, got_ty = 1;
-    }
-    return got_op && got_ty;
-}
 
 static const char *const default_cases = "f32:sum,f64:max,i32:prod,u8:sum,u8:band,i64:bxor";
 
@@ -173,7 +149,7 @@ static int build_cases(const char *spec, bcase **out, int verbose)
              tok = strtok_r(NULL, ",", &save)) {
             vred_op op = VRED_OP_SUM;
             vred_type t = VRED_FLOAT;
-            if (!parse_case(tok, &op, &t)) {
+            if (!bench_parse_case(tok, &op, &t)) {
                 fprintf(stderr, "vred-bench: unknown case '%s' (write type:op, e.g. f32:sum)\n", tok);
                 exit(2);
             }
@@ -225,14 +201,14 @@ static void fill(const bcase *c, void *buf, size_t count, uint32_t seed, int is_
             else ((long double *)e)[0] = fv, ((long double *)e)[1] = fv * 0.5;
             break;
         case VRED_BOOL: *(uint8_t *)e = (r >> 3) & 1; break;
-        case VRED_FLOAT_INT: ((p_float_int *)e)->v = (float)ival, ((p_float_int *)e)->i = (int32_t)i; break;
-        case VRED_DOUBLE_INT: ((p_double_int *)e)->v = ival, ((p_double_int *)e)->i = (int32_t)i; break;
-        case VRED_LONG_INT: ((p_long_int *)e)->v = ival, ((p_long_int *)e)->i = (int32_t)i; break;
-        case VRED_2INT: ((p_2int *)e)->v = ival, ((p_2int *)e)->i = (int32_t)(i ^ (size_t)is_in); break;
-        case VRED_SHORT_INT: ((p_short_int *)e)->v = (int16_t)ival, ((p_short_int *)e)->i = (int32_t)i; break;
-        case VRED_LONG_DOUBLE_INT: ((p_ldbl_int *)e)->v = ival, ((p_ldbl_int *)e)->i = (int32_t)i; break;
-        case VRED_2FLOAT: ((p_2float *)e)->v = (float)ival, ((p_2float *)e)->i = (float)i; break;
-        case VRED_2DOUBLE: ((p_2double *)e)->v = ival, ((p_2double *)e)->i = (double)i; break;
+        case VRED_FLOAT_INT: ((vred_float_int *)e)->v = (float)ival, ((vred_float_int *)e)->i = (int32_t)i; break;
+        case VRED_DOUBLE_INT: ((vred_double_int *)e)->v = ival, ((vred_double_int *)e)->i = (int32_t)i; break;
+        case VRED_LONG_INT: ((vred_long_int *)e)->v = ival, ((vred_long_int *)e)->i = (int32_t)i; break;
+        case VRED_2INT: ((vred_2int *)e)->v = ival, ((vred_2int *)e)->i = (int32_t)(i ^ (size_t)is_in); break;
+        case VRED_SHORT_INT: ((vred_short_int *)e)->v = (int16_t)ival, ((vred_short_int *)e)->i = (int32_t)i; break;
+        case VRED_LONG_DOUBLE_INT: ((vred_ldbl_int *)e)->v = ival, ((vred_ldbl_int *)e)->i = (int32_t)i; break;
+        case VRED_2FLOAT: ((vred_2float *)e)->v = (float)ival, ((vred_2float *)e)->i = (float)i; break;
+        case VRED_2DOUBLE: ((vred_2double *)e)->v = ival, ((vred_2double *)e)->i = (double)i; break;
         default: /* integers and bytes */
             for (size_t k = 0; k < c->esize; k += 4) {
                 uint32_t w = k ? rnd(&s) : r;
@@ -255,17 +231,7 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* The largest data/unified cache of cpu0, from sysfs (or glibc); 32 MiB if unknown. */
 static size_t llc_bytes(void)
@@ -494,7 +460,7 @@ static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts 
     printf("\n# case: %s %s (%s, %s)   mode: %s   ISA: %s   baseline: %s\n", vred_type_name(c->type),
            vred_op_name(c->op), c->dt_name, c->op_name,
            cold ? "cold (operands from memory: calls rotate over a pool >= 2 x LLC)"
-                : "warm (same buffers every call)",
+                : "warm (the same buffers every call, shared by vred, MPI and memcpy)",
            vred_isa_name(isa), baseline);
     printf("# %-10s %11s %11s %11s %9s %11s %12s %12s%s\n", "Size(B)", "vred(us)", "MPI(us)",
            "memcpy(us)", "vred/MPI", "vred(GB/s)", "memcpy(GB/s)", "vred/memcpy",
@@ -546,7 +512,7 @@ static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts 
                     break;
                 }
             }
-            double t = median(c3, n3);
+            double t = bench_median(c3, n3);
             if (t > single) single = t;
         }
         cursor += 3;
@@ -590,7 +556,7 @@ static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts 
             if (o->validate && cold) mismatches += check_batch(&L, cursor, k, &reported);
             cursor += (size_t)k;
         }
-        double tv = median(t[V_VRED], reps), tm = median(t[V_MPI], reps), tc = median(t[V_COPY], reps);
+        double tv = bench_median(t[V_VRED], reps), tm = bench_median(t[V_MPI], reps), tc = bench_median(t[V_COPY], reps);
         double gv = 3.0 * size / tv * 1e-9, gm = 3.0 * size / tm * 1e-9, gc = 2.0 * size / tc * 1e-9;
         printf("  %-10zu %11.3f %11.3f %11.3f %9.2f %11.2f %12.2f %12.2f", size, tv * 1e6, tm * 1e6,
                tc * 1e6, tm / tv, gv, gc, gv / gc);

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <math.h>
 #include "vred.h"
+#include "bench_common.h"
 #include "kernel.h"
 #include "dispatch.h"
 
@@ -32,36 +33,8 @@ static double now_ns(void)
     return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
-/* "f32:sum" or "sum:f32" -> (op, type). */
-static int parse_case(const char *s, vred_op *op, vred_type *ty)
-{
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *colon = strchr(buf, ':');
-    if (!colon) return 0;
-    *colon = 0;
-    const char *p[2] = {buf, colon + 1};
-    int got_op = 0, got_ty = 0;
-    for (int k = 0; k < 2; k++) {
-        for (int o = 0; o < VRED_OP_COUNT; o++)
-            if (strcasecmp(p[k], vred_op_name((vred_op)o)) == 0) *op = (vred_op)o, got_op = 1;
-        for (int t = 0; t < VRED_TYPE_COUNT; t++)
-            if (strcasecmp(p[k], vred_type_name((vred_type)t)) == 0) *ty = (vred_type)t, got_ty = 1;
-    }
-    return got_op && got_ty && vred_op_valid(*op, *ty);
-}
 
 /* Operands that keep in-place repetition finite and free of subnormals: floating `in` = 1.0
  * (SUM grows by one a call, PROD and MAX/MIN stay put), everything else pseudo-random bytes. */
@@ -181,7 +154,7 @@ static int tails_case(const tails_opts *o, const vred_kernel_table *tm, const vr
                 (masked_turn ? tm_ns : tc_ns)[r] = dt;
             }
         }
-        double mm = median(tm_ns, o->reps), mc = median(tc_ns, o->reps);
+        double mm = bench_median(tm_ns, o->reps), mc = bench_median(tc_ns, o->reps);
         double ratio = mc / mm;
         printf("  %-9zu %12.2f %12.2f %15.3f\n", n, mm, mc, ratio);
         if (o->csv)
@@ -292,7 +265,7 @@ static int cmd_tails(int argc, char **argv)
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         vred_op op = VRED_OP_SUM;
         vred_type ty = VRED_FLOAT;
-        if (!parse_case(tok, &op, &ty)) {
+        if (!bench_parse_case(tok, &op, &ty)) {
             fprintf(stderr, "vred-kbench: unknown or invalid case '%s' (e.g. f32:sum)\n", tok);
             return 2;
         }

@@ -21,13 +21,9 @@
 #include <hwloc.h>
 #endif
 
-#if defined(__aarch64__)
-static const vred_isa ladder[] = {VRED_ISA_SCALAR, VRED_ISA_NEON, VRED_ISA_SVE};
-#else
-static const vred_isa ladder[] = {VRED_ISA_SCALAR, VRED_ISA_SSE41, VRED_ISA_AVX2,
-                                  VRED_ISA_AVX512};
-#endif
-enum { LADDER = sizeof ladder / sizeof ladder[0] };
+/* The ISAs of this build, worst to best (dispatch.c's list); at most VRED_ISA_COUNT. */
+static const vred_isa *ladder;
+static int ladder_len;
 
 static const char *yesno(int v) { return v ? "yes" : "no"; }
 
@@ -128,8 +124,8 @@ static void print_cpu(void)
 }
 
 /* The ISA whose fill put fn into the table: the lowest cap (either tail form) that yields it. */
-static vred_kernel_table tables[LADDER][2];
-static int tables_built[LADDER];
+static vred_kernel_table tables[VRED_ISA_COUNT][2];
+static int tables_built[VRED_ISA_COUNT];
 
 static const vred_kernel_table *table_at(int rung, int masked)
 {
@@ -145,7 +141,7 @@ static int serving_rung(vred_op op, vred_type ty)
 {
     vred_canon c = vred_canonical(op, ty);
     vred_binary_fn fn = vred_active.bin[c.op][c.type];
-    for (int r = 0; r < LADDER; r++) {
+    for (int r = 0; r < ladder_len; r++) {
         if (!vred_isa_supported(ladder[r])) continue;
         if (table_at(r, 0)->bin[c.op][c.type] == fn || table_at(r, 1)->bin[c.op][c.type] == fn)
             return r;
@@ -163,14 +159,14 @@ static void print_isa(int list_kernels)
     printf("  cap (VRED_ISA):  %s\n",
            cfg->isa_cap == VRED_ISA_COUNT ? "none (best)" : vred_isa_name(cfg->isa_cap));
     printf("  runnable here:  ");
-    for (int r = 0; r < LADDER; r++)
+    for (int r = 0; r < ladder_len; r++)
         printf(" %s %s%s", vred_isa_name(ladder[r]), yesno(vred_isa_supported(ladder[r])),
-               r + 1 < LADDER ? "," : "\n");
+               r + 1 < ladder_len ? "," : "\n");
 
     /* Tail: compare the active SUM f32 kernel with the two forms at the active ISA. */
     const char *tail = "n/a (only avx512 and sve have a choice)";
     int arung = -1;
-    for (int r = 0; r < LADDER; r++)
+    for (int r = 0; r < ladder_len; r++)
         if (ladder[r] == active) arung = r;
     if ((active == VRED_ISA_AVX512 || active == VRED_ISA_SVE) && arung >= 0) {
         vred_binary_fn fn = vred_active.bin[VRED_OP_SUM][VRED_FLOAT];
@@ -187,7 +183,7 @@ static void print_isa(int list_kernels)
     printf("  tail:            %s [%s]\n", tail, why);
 
     /* Coverage: canonical pairs each runnable ISA accelerates over the scalar reference. */
-    int valid = 0, served[LADDER] = {0};
+    int valid = 0, served[VRED_ISA_COUNT] = {0};
     for (int op = 0; op < VRED_OP_COUNT; op++)
         for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
             if (!vred_op_valid((vred_op)op, (vred_type)ty)) continue;
@@ -196,7 +192,7 @@ static void print_isa(int list_kernels)
             if (r >= 0) served[r]++;
         }
     printf("  (op,type) pairs: %d valid; served now by:", valid);
-    for (int r = 0; r < LADDER; r++)
+    for (int r = 0; r < ladder_len; r++)
         if (served[r]) printf(" %s %d", vred_isa_name(ladder[r]), served[r]);
     printf("\n");
 
@@ -311,6 +307,7 @@ static void usage(FILE *o)
 
 int main(int argc, char **argv)
 {
+    ladder_len = (int)vred_isa_ladder(&ladder);
     int list_kernels = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--kernels") == 0 || strcmp(argv[i], "-k") == 0)
