@@ -16,31 +16,37 @@ want mpicc.openmpi libopenmpi-dev
 want mpirun.openmpi openmpi-bin
 want mpicc.mpich libmpich-dev
 want mpirun.mpich mpich
-pkg-config --exists hwloc 2>/dev/null || need_apt+=(libhwloc-dev hwloc)
+[ -e /usr/include/hwloc.h ] || need_apt+=(libhwloc-dev hwloc)
 if [ "$what" != build ]; then
   want aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
+  # the cross compiler only recommends its C library; the cross build needs its headers and crt
+  [ -e /usr/aarch64-linux-gnu/include/stdio.h ] || need_apt+=(libc6-dev-arm64-cross)
   want qemu-aarch64 qemu-user
   want valgrind valgrind
 fi
 
+sudo=""
+[ "$(id -u)" = 0 ] || ! have sudo || sudo=sudo
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "vred: installing ${need_apt[*]}"
-  sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    if have sudo; then sudo=sudo; else
-      echo "vred: need root (or sudo) to apt-get install: ${need_apt[*]}" >&2
-      exit 1
-    fi
+  if [ "$(id -u)" != 0 ] && [ -z "$sudo" ]; then
+    echo "vred: need root (or sudo) to apt-get install: ${need_apt[*]}" >&2
+    exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-if [ "$what" = bench ]; then
-  python3 -c 'import matplotlib' 2>/dev/null || {
-    echo "vred: installing matplotlib for the plots"
-    python3 -m pip install --quiet --disable-pip-version-check matplotlib
-  }
+# The plots: matplotlib for the python3 on PATH. pip where that python has it (pyenv, venv),
+# Debian's package for Debian's own python3. Plots are optional: never fail the benchmark for them.
+if [ "$what" = bench ] && ! python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "vred: installing matplotlib for the plots"
+  if [ "$(command -v python3)" = /usr/bin/python3 ]; then
+    { $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends python3-matplotlib; } >/dev/null 2>&1 || true
+  else
+    python3 -m pip install --quiet --disable-pip-version-check matplotlib || true
+  fi
+  python3 -c 'import matplotlib' 2>/dev/null || echo "vred: matplotlib unavailable: tables and CSV only, no plots"
 fi
 exit 0

@@ -15,10 +15,11 @@ static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 {
     vred_type vt;
     vred_op vo;
-    if (count < 0 || inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE) return 0;
+    if (vred_mpi_disabled || count < 0 || inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+        return 0;
     if (count > 0 && (!inbuf || !inoutbuf)) return 0;
     /* Only valid (op, type) pairs are in the tables. */
-    if (!vred_mpi_map(datatype, op, &vt, &vo) || vred_mpi_disabled) return 0;
+    if (!vred_mpi_map(datatype, op, &vt, &vo)) return 0;
     /* The kernel straight from the dispatch table: at 1 KiB the whole reduction is ~10 ns, so
      * the front may not spend more than a few. */
     const vred_entry *e = &vred_entries[vo][vt];

@@ -14,7 +14,7 @@
 
 vred_mpi_slot vred_mpi_type_slots[1u << VRED_MPI_TYPE_BITS];
 vred_mpi_slot vred_mpi_op_slots[1u << VRED_MPI_OP_BITS];
-int vred_mpi_tables_ready;
+int vred_mpi_state;
 
 #define OPBIT(o) (1u << (o))
 enum {
@@ -226,11 +226,17 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 int vred_mpi_disabled;
 
-static void build_once(void)
+__attribute__((constructor)) static void read_disable(void)
 {
     vred_mpi_disabled = vred_config_get()->disable;
+}
+
+static void build_once(void)
+{
     build();
-    __atomic_store_n(&vred_mpi_tables_ready, 1, __ATOMIC_RELEASE);
+    int unbuilt = VRED_MPI_UNBUILT; /* a racing MPI_Finalize wins */
+    __atomic_compare_exchange_n(&vred_mpi_state, &unbuilt, VRED_MPI_READY, 0, __ATOMIC_RELEASE,
+                                __ATOMIC_RELAXED);
 }
 
 int vred_mpi_tables_init(void)
@@ -241,7 +247,7 @@ int vred_mpi_tables_init(void)
     if (PMPI_Initialized(&init) != MPI_SUCCESS || !init) return 0;
     if (PMPI_Finalized(&fini) != MPI_SUCCESS || fini) return 0;
     pthread_once(&once, build_once);
-    return 1;
+    return __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE) == VRED_MPI_READY;
 }
 
 VRED_API int vred_mpi_lookup(MPI_Datatype datatype, MPI_Op op, int *type, int *vop)

@@ -29,10 +29,14 @@ typedef struct {
 
 extern vred_mpi_slot vred_mpi_type_slots[1u << VRED_MPI_TYPE_BITS];
 extern vred_mpi_slot vred_mpi_op_slots[1u << VRED_MPI_OP_BITS];
-extern int vred_mpi_tables_ready; /* atomic: 1 once both tables are built */
-extern int vred_mpi_disabled;     /* VRED_DISABLE, read with the tables (before ready is set) */
+/* Life of the tables (atomic): built lazily after MPI_Init, and everything passes through to the
+ * MPI again once MPI_Finalize was called (the MPI decides what a call after that means). */
+enum { VRED_MPI_UNBUILT = 0, VRED_MPI_READY = 1, VRED_MPI_FINALIZED = 2 };
+extern int vred_mpi_state;
+extern int vred_mpi_disabled; /* VRED_DISABLE, read at load */
 
-/* Builds the tables if MPI is initialized (thread-safe, once). Returns 1 if they are ready. */
+/* Builds the tables if MPI is initialized and not finalized (thread-safe, once). Returns 1 if
+ * they are ready. */
 int vred_mpi_tables_init(void);
 
 #define VRED_MPI_HANDLE_BITS(h) ((uint64_t)(uintptr_t)(h))
@@ -52,7 +56,8 @@ static inline const vred_mpi_slot *vred_mpi_find(const vred_mpi_slot *t, unsigne
 /* 1 (and the vred type and op stored) if vred serves (op, datatype); 0: the MPI library does. */
 static inline int vred_mpi_map(MPI_Datatype dt, MPI_Op op, vred_type *vt, vred_op *vo)
 {
-    if (!__atomic_load_n(&vred_mpi_tables_ready, __ATOMIC_ACQUIRE) && !vred_mpi_tables_init())
+    int state = __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE);
+    if (state != VRED_MPI_READY && (state == VRED_MPI_FINALIZED || !vred_mpi_tables_init()))
         return 0;
     const vred_mpi_slot *o =
         vred_mpi_find(vred_mpi_op_slots, VRED_MPI_OP_BITS, VRED_MPI_HANDLE_BITS(op));
