@@ -26,7 +26,7 @@ test-native: build
 test-asan:
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DVRED_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
 	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels
-	VRED_TEST_QUICK=1 ctest --test-dir $(BUILD)/asan --output-on-failure -R '^kernels$$'
+	ctest --test-dir $(BUILD)/asan --output-on-failure -R '^kernels$$'
 
 test-aarch64:
 	cmake -S . -B $(BUILD)/aarch64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/aarch64-linux-gnu.cmake >/dev/null

@@ -1,18 +1,24 @@
 /*
  * The scalar reference: every canonical (op, type) kernel in plain C. Every other ISA must equal
- * these bit for bit. Compiled with -fno-tree-vectorize so that "scalar" means scalar, both as a
+ * these bit for bit. Elements are accessed through under-aligned types (VRED_UNALIGNED): MPI
+ * buffers may start at any byte, and every ISA's tail ends up here. Compiled with -fno-tree-vectorize so that "scalar" means scalar, both as a
  * reference and as the VRED_ISA=scalar baseline.
  */
+#include <stddef.h>
 #include <string.h>
 #include "kernel.h"
 #include "scalar_ops.h"
+
+/* T at any address: a typedef may lower alignment; may_alias because callers pass raw bytes. */
+#define VRED_UNALIGNED(T) typedef T __attribute__((aligned(1), may_alias)) u_t
 
 /* out = a op b over n elements of T; EXPR sees x = a[i] (in) and y = b[i] (inout). */
 #define SCALAR_BINARY(name, T, EXPR)                                                            \
     void name(const void *a_, const void *b_, void *o_, size_t n)                       \
     {                                                                                           \
-        const T *a = a_, *b = b_;                                                               \
-        T *o = o_;                                                                              \
+        VRED_UNALIGNED(T);                                                                      \
+        const u_t *a = a_, *b = b_;                                                             \
+        u_t *o = o_;                                                                            \
         size_t i = 0;                                                                           \
         VRED_DUFF8(n, { T x = a[i], y = b[i]; o[i] = (T)(EXPR); i++; });                         \
     }
@@ -75,13 +81,19 @@ SCALAR_BINARY(vred_prod_ldbl_scalar, long double, x * y)
 /* ---- complex PROD (SUM is served as SUM over 2n reals) ------------------------------------- */
 /* The textbook product, as C computes it before its NaN recovery: re = ac - bd, im = ad + bc. */
 #define COMPLEX_PROD(x, y) {(x).re * (y).re - (x).im * (y).im, (x).re * (y).im + (x).im * (y).re}
+/* Structs: a typedef cannot lower a struct's alignment, so elements move through memcpy (which
+ * compiles to plain loads and stores). */
+#define LOAD_AT(p, i, T) ({ T v_; memcpy(&v_, (const char *)(p) + (i) * sizeof(T), sizeof v_); v_; })
 #define SCALAR_CPROD(name, T)                                                                   \
-    void name(const void *a_, const void *b_, void *o_, size_t n)                       \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
-        const T *a = a_, *b = b_;                                                               \
-        T *o = o_;                                                                              \
         size_t i = 0;                                                                           \
-        VRED_DUFF8(n, { T x = a[i], y = b[i]; T r = COMPLEX_PROD(x, y); o[i] = r; i++; });       \
+        VRED_DUFF8(n, {                                                                         \
+            T x = LOAD_AT(a_, i, T), y = LOAD_AT(b_, i, T);                                     \
+            T r = COMPLEX_PROD(x, y);                                                           \
+            memcpy((char *)o_ + i * sizeof(T), &r, sizeof r);                                   \
+            i++;                                                                                \
+        });                                                                                     \
     }
 SCALAR_CPROD(vred_prod_c32_scalar, vred_c32)
 SCALAR_CPROD(vred_prod_c64_scalar, vred_c64)
@@ -91,19 +103,15 @@ SCALAR_CPROD(vred_prod_cldbl_scalar, vred_cldbl)
 /* The winner's value and index; on equal values the inout value and the lower index. Only the
  * two fields are written: padding bytes of out are left as they were. */
 #define SCALAR_LOC(name, T, CMP)                                                                \
-    void name(const void *a_, const void *b_, void *o_, size_t n)                       \
+    void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
-        const T *a = a_, *b = b_;                                                               \
-        T *o = o_;                                                                              \
         for (size_t i = 0; i < n; i++) {                                                        \
-            T x = a[i], y = b[i];                                                               \
-            if (x.v CMP y.v) {                                                                  \
-                o[i].v = x.v; o[i].i = x.i;                                                     \
-            } else if (x.v == y.v) {                                                            \
-                o[i].v = y.v; o[i].i = x.i < y.i ? x.i : y.i;                                   \
-            } else {                                                                            \
-                o[i].v = y.v; o[i].i = y.i;                                                     \
-            }                                                                                   \
+            T x = LOAD_AT(a_, i, T), y = LOAD_AT(b_, i, T), r = y;                              \
+            if (x.v CMP y.v) r = x;                                                             \
+            else if (x.v == y.v && x.i < y.i) r.i = x.i;                                        \
+            char *out = (char *)o_ + i * sizeof(T);                                             \
+            memcpy(out + offsetof(T, v), &r.v, sizeof r.v);                                     \
+            memcpy(out + offsetof(T, i), &r.i, sizeof r.i);                                     \
         }                                                                                       \
     }
 SCALAR_LOC(vred_maxloc_float_int_scalar, vred_float_int, >)
@@ -173,8 +181,9 @@ uint16_t vred_f32_to_f16(float f)
 #define SCALAR_HALF(name, TO_F, FROM_F, EXPR)                                                   \
     void name(const void *a_, const void *b_, void *o_, size_t n)                       \
     {                                                                                           \
-        const uint16_t *a = a_, *b = b_;                                                        \
-        uint16_t *o = o_;                                                                       \
+        VRED_UNALIGNED(uint16_t);                                                               \
+        const u_t *a = a_, *b = b_;                                                             \
+        u_t *o = o_;                                                                            \
         for (size_t i = 0; i < n; i++) {                                                        \
             uint16_t hx = a[i], hy = b[i];                                                      \
             float x = TO_F(hx), y = TO_F(hy);                                                   \
@@ -194,7 +203,8 @@ SCALAR_HALF(vred_min_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, y < x ? hy : 
 #define SCALAR_HALF_ACC(name, TO_F, EXPR)                                                       \
     static void name(const void *a_, float *acc, size_t n)                                      \
     {                                                                                           \
-        const uint16_t *a = a_;                                                                 \
+        VRED_UNALIGNED(uint16_t);                                                               \
+        const u_t *a = a_;                                                                      \
         for (size_t i = 0; i < n; i++) {                                                        \
             float x = TO_F(a[i]), y = acc[i];                                                   \
             acc[i] = (EXPR);                                                                    \
@@ -211,22 +221,26 @@ SCALAR_HALF_ACC(vred_acc_prod_f16_scalar, vred_f16_to_f32, x * y)
 
 static void vred_widen_bf16_scalar(const void *a_, float *o, size_t n)
 {
-    const uint16_t *a = a_;
+    VRED_UNALIGNED(uint16_t);
+    const u_t *a = a_;
     for (size_t i = 0; i < n; i++) o[i] = vred_bf16_to_f32(a[i]);
 }
 static void vred_widen_f16_scalar(const void *a_, float *o, size_t n)
 {
-    const uint16_t *a = a_;
+    VRED_UNALIGNED(uint16_t);
+    const u_t *a = a_;
     for (size_t i = 0; i < n; i++) o[i] = vred_f16_to_f32(a[i]);
 }
 static void vred_narrow_bf16_scalar(const float *a, void *o_, size_t n)
 {
-    uint16_t *o = o_;
+    VRED_UNALIGNED(uint16_t);
+    u_t *o = o_;
     for (size_t i = 0; i < n; i++) o[i] = vred_f32_to_bf16(a[i]);
 }
 static void vred_narrow_f16_scalar(const float *a, void *o_, size_t n)
 {
-    uint16_t *o = o_;
+    VRED_UNALIGNED(uint16_t);
+    u_t *o = o_;
     for (size_t i = 0; i < n; i++) o[i] = vred_f32_to_f16(a[i]);
 }
 

@@ -240,35 +240,35 @@ static void run_forms(vred_op op, vred_type t, size_t n, unsigned char *const sr
                       const size_t offs[3], outputs *o, unsigned char *scratch[3])
 {
     size_t size = vred_type_size(t), bytes = n * size;
-    const unsigned char *a = src[0] + offs[0] * size, *b = src[1] + offs[1] * size;
+    const unsigned char *a = src[0] + offs[0], *b = src[1] + offs[1];
     /* 2-buffer: inout = in op inout */
-    memcpy(scratch[1] + offs[1] * size, b, bytes);
-    if (vred_reduce(op, t, a, scratch[1] + offs[1] * size, n) != VRED_OK) abort();
-    memcpy(o->two, scratch[1] + offs[1] * size, bytes);
+    memcpy(scratch[1] + offs[1], b, bytes);
+    if (vred_reduce(op, t, a, scratch[1] + offs[1], n) != VRED_OK) abort();
+    memcpy(o->two, scratch[1] + offs[1], bytes);
     /* 3-buffer into a separate, pre-filled buffer */
-    memset(scratch[2], 0xa5, bytes + offs[2] * size + 64);
-    if (vred_reduce3(op, t, a, b, scratch[2] + offs[2] * size, n) != VRED_OK) abort();
-    memcpy(o->three, scratch[2] + offs[2] * size, bytes);
+    memset(scratch[2], 0xa5, bytes + offs[2] + 64);
+    if (vred_reduce3(op, t, a, b, scratch[2] + offs[2], n) != VRED_OK) abort();
+    memcpy(o->three, scratch[2] + offs[2], bytes);
     /* 3-buffer with out aliasing a */
-    memcpy(scratch[0] + offs[0] * size, a, bytes);
-    if (vred_reduce3(op, t, scratch[0] + offs[0] * size, b, scratch[0] + offs[0] * size, n)) abort();
-    memcpy(o->alias, scratch[0] + offs[0] * size, bytes);
+    memcpy(scratch[0] + offs[0], a, bytes);
+    if (vred_reduce3(op, t, scratch[0] + offs[0], b, scratch[0] + offs[0], n)) abort();
+    memcpy(o->alias, scratch[0] + offs[0], bytes);
     /* n-ary, 1..NSRC sources at different misalignments; the last run also aliases out = src[0] */
     for (int k = 1; k <= NSRC; k++) {
         const void *s[NSRC];
-        for (int j = 0; j < k; j++) s[j] = src[j] + offs[j % 3] * size;
-        memset(scratch[2], 0xa5, bytes + offs[2] * size + 64);
-        if (vred_reduce_n(op, t, s, (size_t)k, scratch[2] + offs[2] * size, n)) abort();
-        memcpy(o->nary[k], scratch[2] + offs[2] * size, bytes);
+        for (int j = 0; j < k; j++) s[j] = src[j] + offs[j % 3];
+        memset(scratch[2], 0xa5, bytes + offs[2] + 64);
+        if (vred_reduce_n(op, t, s, (size_t)k, scratch[2] + offs[2], n)) abort();
+        memcpy(o->nary[k], scratch[2] + offs[2], bytes);
     }
     {
         const void *s[3];
-        memcpy(scratch[0] + offs[0] * size, a, bytes);
-        s[0] = src[2] + offs[2] * size;
-        s[1] = scratch[0] + offs[0] * size; /* out aliases a middle source */
-        s[2] = src[1] + offs[1] * size;
-        if (vred_reduce_n(op, t, s, 3, scratch[0] + offs[0] * size, n)) abort();
-        memcpy(o->nary[0], scratch[0] + offs[0] * size, bytes);
+        memcpy(scratch[0] + offs[0], a, bytes);
+        s[0] = scratch[0] + offs[0]; /* out aliases the first source: read after out is written */
+        s[1] = src[2] + offs[2];
+        s[2] = src[1] + offs[1];
+        if (vred_reduce_n(op, t, s, 3, scratch[0] + offs[0], n)) abort();
+        memcpy(o->nary[0], scratch[0] + offs[0], bytes);
     }
     memset(o->all, 0xa5, size);
     if (vred_reduce_all(op, t, a, n, o->all)) abort();
@@ -278,8 +278,7 @@ static void compare_forms(const char *vname, vred_op op, vred_type t, size_t n, 
                           const outputs *r, const outputs *g, unsigned char *const src[NSRC],
                           const size_t offs[3])
 {
-    size_t size = vred_type_size(t);
-    const unsigned char *a = src[0] + offs[0] * size, *b = src[1] + offs[1] * size;
+    const unsigned char *a = src[0] + offs[0], *b = src[1] + offs[1];
     check("2-buffer", vname, op, t, n, off, r->two, g->two, a, b);
     check("3-buffer", vname, op, t, n, off, r->three, g->three, a, b);
     check("3-buffer-aliased", vname, op, t, n, off, r->alias, g->alias, a, b);
@@ -326,17 +325,26 @@ static void sweep(void)
             size_t lens[1024], nlens = 0;
             for (size_t n = 0; n <= 3 * w && nlens < 1000; n += (quick && n > 8) ? 1 + n / 8 : 1)
                 lens[nlens++] = n;
+            /* past three vectors: the four-vector main loop with every kind of remainder */
+            size_t more[] = {4 * w, 4 * w + 1, 5 * w - 1, 8 * w + 3};
+            for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) lens[nlens++] = more[k];
             lens[nlens++] = 1000 + rnd() % 100;
             lens[nlens++] = 4096 + 17;
             if (!quick) lens[nlens++] = (70001 * 4) / size;
             for (size_t li = 0; li < nlens; li++) {
                 size_t n = lens[li];
                 size_t wv = 64 / size ? 64 / size : 1; /* elements per cache line */
-                size_t offsets[3][3] = {{0, 0, 0}, {1 % wv, 2 % wv, 3 % wv}, {wv - 1, 0, 1 % wv}};
+                /* Byte offsets from a 64-byte boundary: aligned; whole elements off the cache
+                 * line; and off by bytes inside an element (MPI buffers may be anywhere). */
+                size_t offsets[3][3] = {{0, 0, 0},
+                                        {(1 % wv) * size, (2 % wv) * size, (3 % wv) * size},
+                                        {(wv - 1) * size + 1, 3, size + 5}};
                 for (int oi = 0; oi < 3; oi++) {
                     const size_t *offs = offsets[oi];
+                    /* each source's elements start at the offset it is read at */
                     for (int j = 0; j < NSRC; j++)
-                        for (size_t e = 0; e < n + wv; e++) gen_elem(t, src[j] + e * size);
+                        for (size_t e = 0; e < n + wv; e++)
+                            gen_elem(t, src[j] + offs[j % 3] + e * size);
                     vred_dispatch_select(VRED_ISA_SCALAR, -1);
                     run_forms(o, t, n, src, offs, &ref, scratch);
                     for (int v = 0; v < nvariants; v++) {
@@ -417,7 +425,9 @@ static void rules(void)
     expect(vred_reduce(VRED_OP_SUM, VRED_FLOAT, NULL, &x, 1) == VRED_ERR_ARG, "NULL with count 1 is refused");
     expect(vred_reduce(VRED_OP_SUM, VRED_FLOAT, NULL, NULL, 0) == VRED_OK, "count 0 with NULL is fine");
     expect(vred_reduce((vred_op)99, VRED_FLOAT, &x, &x, 1) == VRED_ERR_ARG, "unknown op is refused");
-    expect(vred_reduce_n(VRED_OP_SUM, VRED_FLOAT, NULL, 0, &x, 1) == VRED_ERR_ARG, "n-ary with no sources is refused");
+    const void *one[1] = {&x};
+    expect(vred_reduce_n(VRED_OP_SUM, VRED_FLOAT, one, 0, &x, 1) == VRED_ERR_ARG, "n-ary with no sources is refused");
+    expect(vred_reduce_n(VRED_OP_SUM, VRED_FLOAT, NULL, 1, &x, 1) == VRED_ERR_ARG, "n-ary with a NULL source list is refused");
 }
 
 int main(void)
@@ -431,6 +441,11 @@ int main(void)
     nan64 = inf64 - inf64;
 
     add_variants();
+    const vred_isa *built;
+    size_t nbuilt = vred_isa_ladder(&built);
+    for (size_t i = 0; i < nbuilt; i++)
+        if (!vred_isa_supported(built[i]))
+            printf("NOT TESTED here: %s is built but this CPU cannot run it\n", vred_isa_name(built[i]));
     printf("vred kernel test: best ISA %s, variants:", vred_isa_name(vred_isa_best()));
     for (int v = 0; v < nvariants; v++) printf(" %s", variants[v].name);
     printf("; vector length %zu bytes%s\n", vector_bytes(), quick ? " (quick)" : "");
