@@ -99,8 +99,9 @@ VRED_API vred_isa vred_isa_best(void);
 VRED_API const char *vred_isa_name(vred_isa isa);
 /* Parse "scalar|sse41|avx2|avx512|neon|sve"; returns VRED_ISA_COUNT if unknown. */
 VRED_API vred_isa vred_isa_from_name(const char *name);
-/* Use at most `cap` (never more than the hardware supports). Not thread-safe against
- * concurrent reductions: call it before reducing. The VRED_ISA variable does this at load. */
+/* Use at most `cap` (never more than the hardware supports); VRED_ISA_COUNT: no cap.
+ * VRED_ERR_ISA for an ISA of another architecture. Reductions running meanwhile finish with the
+ * old or the new kernels. The VRED_ISA variable does this at load. */
 VRED_API int vred_isa_cap(vred_isa cap);
 
 #ifdef __cplusplus

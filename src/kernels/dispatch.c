@@ -3,6 +3,7 @@
  * and then from each better ISA the CPU supports, up to the VRED_ISA cap. Kernels never check
  * CPU flags themselves.
  */
+#include <stdio.h>
 #include <string.h>
 #include "kernel.h"
 #include "dispatch.h"
@@ -12,7 +13,7 @@ vred_kernel_table vred_active;
 vred_entry vred_entries[VRED_OP_COUNT][VRED_TYPE_COUNT];
 static vred_isa active_isa = VRED_ISA_SCALAR;
 
-/* Measured with `vred-bench tails` (docs/kernels.md): the faster tail per ISA. */
+/* Measured with `vred-kbench tails` (docs/kernels.md): the faster tail per ISA. */
 #define VRED_AVX512_MASKED_TAIL_DEFAULT 1
 #define VRED_SVE_MASKED_TAIL_DEFAULT 1
 
@@ -117,16 +118,36 @@ static int tail_setting(void)
     }
 }
 
+/* Copies pointer by pointer into the live tables: a reduction running meanwhile sees the old or
+ * the new kernel of an entry, never NULL (a memset-then-fill of the live table could). */
+static void publish(const vred_kernel_table *t, vred_entry e[VRED_OP_COUNT][VRED_TYPE_COUNT])
+{
+    const void *const *from = (const void *const *)t;
+    void **to = (void **)&vred_active;
+    for (size_t i = 0; i < sizeof *t / sizeof(void *); i++) __atomic_store_n(&to[i], (void *)from[i], __ATOMIC_RELAXED);
+    for (int op = 0; op < VRED_OP_COUNT; op++)
+        for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
+            __atomic_store_n(&vred_entries[op][ty].fn, e[op][ty].fn, __ATOMIC_RELAXED);
+            __atomic_store_n(&vred_entries[op][ty].scale, e[op][ty].scale, __ATOMIC_RELAXED);
+        }
+}
+
 vred_isa vred_dispatch_select(vred_isa cap, int masked_tail)
 {
-    active_isa = vred_table_build(&vred_active, cap, masked_tail);
-    vred_entries_build(vred_entries, &vred_active);
-    return active_isa;
+    static vred_kernel_table t;
+    static vred_entry e[VRED_OP_COUNT][VRED_TYPE_COUNT];
+    vred_isa got = vred_table_build(&t, cap, masked_tail);
+    vred_entries_build(e, &t);
+    publish(&t, e);
+    active_isa = got;
+    return got;
 }
 
 int vred_isa_cap(vred_isa cap)
 {
     if ((unsigned)cap > VRED_ISA_COUNT) return VRED_ERR_ARG;
+    /* An ISA of another architecture is no cap at all here: refuse it. */
+    if (cap != VRED_ISA_COUNT && rung(cap) < 0) return VRED_ERR_ISA;
     vred_dispatch_select(cap, tail_setting());
     return VRED_OK;
 }
@@ -143,5 +164,11 @@ vred_isa vred_isa_best(void)
 
 __attribute__((constructor)) static void vred_dispatch_init(void)
 {
-    vred_isa_cap(vred_config_get()->isa_cap);
+    vred_isa cap = vred_config_get()->isa_cap;
+    if (vred_isa_cap(cap) == VRED_ERR_ISA) {
+        fprintf(stderr, "vred: VRED_ISA=%s is not an instruction set of this build (", vred_isa_name(cap));
+        for (int i = 0; i < LADDER; i++) fprintf(stderr, "%s%s", i ? "|" : "", vred_isa_name(ladder[i]));
+        fprintf(stderr, "); using the best\n");
+        vred_isa_cap(VRED_ISA_COUNT);
+    }
 }

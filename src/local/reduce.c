@@ -127,7 +127,7 @@ int vred_reduce_all(vred_op op, vred_type type, const void *in, size_t count, vo
     int rc = check(e, count, in, result);
     if (rc != VRED_OK || count == 0) return rc;
     size_t size = vred_type_size(type);
-    _Alignas(64) unsigned char acc[4 * STRIPE_BYTES];
+    _Alignas(64) unsigned char acc[STRIPE_BYTES];
 
     int h = half_index(type);
     if (h < 0) {
