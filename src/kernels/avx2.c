@@ -328,7 +328,7 @@ AVX2_HALF(vred_min_f16_avx2, vred_min_f16_scalar, min_f16)
 
 /* ---- half precision with float32 accumulation (n-ary form) --------------------------------- */
 /* The last < 8 elements go through a zero-padded copy, so every element sees the same
- * instructions (F16C's widening quiets a signaling NaN; the scalar conversion does not). */
+ * instructions (F16C's widening quiets a signaling NaN, as the scalar conversion does). */
 #define AVX2_HALF_ACC(name, WIDEN, FOP)                                                         \
     static void name(const void *a_, float *acc, size_t n)                                      \
     {                                                                                           \

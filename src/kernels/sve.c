@@ -248,16 +248,9 @@ static inline svuint32_t narrow_bf16(svfloat32_t f)
     r = svsel_u32(svcmpeq_f32(PT, f, f), r, svorr_n_u32_x(PT, x, 0x00400000));
     return svlsr_n_u32_x(PT, r, 16);
 }
-/* f16: FCVT is exact except that it quietens a signalling NaN; put the quiet bit back as it was
- * (the scalar vred_f16_to_f32 copies the payload verbatim). */
-static inline svfloat32_t widen_f16(svuint32_t h)
-{
-    svuint32_t f = svreinterpret_u32(svcvt_f32_f16_x(PT, svreinterpret_f16(h)));
-    svbool_t nan = svcmpgt_n_u32(PT, svand_n_u32_x(PT, h, 0x7fff), 0x7c00);
-    svuint32_t fixed = svorr_u32_x(PT, svand_n_u32_x(PT, f, ~0x00400000u),
-                                   svlsl_n_u32_x(PT, svand_n_u32_x(PT, h, 0x200), 13));
-    return svreinterpret_f32(svsel_u32(nan, fixed, f));
-}
+/* f16: FCVT is exact except that it quietens a signalling NaN (quiet bit set, payload kept),
+ * exactly as the scalar vred_f16_to_f32 does. */
+static inline svfloat32_t widen_f16(svuint32_t h) { return svcvt_f32_f16_x(PT, svreinterpret_f16(h)); }
 /* FCVT to half: round to nearest even (FPCR.RMode, 0 on Linux), subnormals kept (FPCR.FZ/FZ16
  * = 0); a NaN gets the quiet bit and keeps its top ten payload bits: the scalar vred_f32_to_f16.
  * The result is in the low 16 bits of the lane (the truncating store drops the rest). */
