@@ -156,8 +156,11 @@ static void print_isa(int list_kernels)
     printf("\nISA\n");
     printf("  active:          %s\n", vred_isa_name(active));
     printf("  best available:  %s\n", vred_isa_name(best));
-    printf("  cap (VRED_ISA):  %s\n",
-           cfg->isa_cap == VRED_ISA_COUNT ? "none (best)" : vred_isa_name(cfg->isa_cap));
+    int cap_built = 0;
+    for (int r = 0; r < ladder_len; r++) cap_built |= ladder[r] == cfg->isa_cap;
+    printf("  cap (VRED_ISA):  %s%s\n",
+           cfg->isa_cap == VRED_ISA_COUNT ? "none (best)" : vred_isa_name(cfg->isa_cap),
+           cfg->isa_cap == VRED_ISA_COUNT || cap_built ? "" : " (refused: not an ISA of this build)");
     printf("  runnable here:  ");
     for (int r = 0; r < ladder_len; r++)
         printf(" %s %s%s", vred_isa_name(ladder[r]), yesno(vred_isa_supported(ladder[r])),
