@@ -6,23 +6,17 @@ what=${1:-test}
 
 need_apt=()
 have() { command -v "$1" >/dev/null 2>&1; }
-want() { have "$1" || need_apt+=("$2"); }
+# A Debian package, by name: installed or queued for installation.
+want() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed' || need_apt+=("$1")
+}
 
-want cmake cmake
-want gcc gcc
-want make make
-want pkg-config pkg-config
-want mpicc.openmpi libopenmpi-dev
-want mpirun.openmpi openmpi-bin
-want mpicc.mpich libmpich-dev
-want mpirun.mpich mpich
-[ -e /usr/include/hwloc.h ] || need_apt+=(libhwloc-dev hwloc)
+for p in cmake gcc make pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich libhwloc-dev hwloc; do
+  want "$p"
+done
 if [ "$what" != build ]; then
-  want aarch64-linux-gnu-gcc gcc-aarch64-linux-gnu
   # the cross compiler only recommends its C library; the cross build needs its headers and crt
-  [ -e /usr/aarch64-linux-gnu/include/stdio.h ] || need_apt+=(libc6-dev-arm64-cross)
-  want qemu-aarch64 qemu-user
-  want valgrind valgrind
+  for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind; do want "$p"; done
 fi
 
 sudo=""
