@@ -2,33 +2,102 @@
  * The VRED_* environment knobs: one table, one parser, one message per malformed value.
  * Add a knob by adding a row to `knobs` and a field to vred_config.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
 
+typedef enum { KNOB_ENUM, KNOB_INT, KNOB_PATH } knob_kind;
+
 typedef struct {
     const char *name;
-    const char *accepted; /* '|'-separated, as printed */
+    knob_kind kind;
+    const char *accepted; /* ENUM: '|'-separated, as printed; INT: "lo..hi"; PATH: a description */
     const char *deflt;
-    /* Store the index of the accepted value in cfg; -1 = not accepted. */
-    void (*apply)(vred_config *cfg, int index);
+    /* ENUM: index of the accepted value; INT: the value; PATH: unused (the string is kept). */
+    void (*apply)(vred_config *cfg, long value, const char *text);
     const char *help;
+    long lo, hi; /* KNOB_INT bounds */
 } knob;
 
-static void apply_isa(vred_config *c, int i) { c->isa_cap = i < 0 ? VRED_ISA_COUNT : (vred_isa)i; }
-static void apply_tail(vred_config *c, int i) { c->tail = (vred_tail_mode)(i < 0 ? 0 : i); }
-static void apply_disable(vred_config *c, int i) { c->disable = i > 0; }
+static void apply_isa(vred_config *c, long i, const char *t)
+{
+    (void)t;
+    c->isa_cap = i < 0 ? VRED_ISA_COUNT : (vred_isa)i;
+}
+static void apply_tail(vred_config *c, long i, const char *t) { (void)t; c->tail = (vred_tail_mode)i; }
+static void apply_disable(vred_config *c, long i, const char *t) { (void)t; c->disable = i > 0; }
+static void apply_threads(vred_config *c, long v, const char *t) { (void)t; c->threads = (int)v; }
+static void apply_sparse(vred_config *c, long i, const char *t)
+{
+    (void)t;
+    c->sparse = (vred_sparse_mode)i;
+}
+static void apply_node(vred_config *c, long v, const char *t) { (void)t; c->node_size = (int)v; }
+static void apply_tune(vred_config *c, long v, const char *t)
+{
+    (void)v;
+    c->tune_file = t && *t ? t : NULL;
+}
+#define APPLY_ALG(C)                                                                            \
+    static void apply_alg_##C(vred_config *c, long i, const char *t)                            \
+    {                                                                                           \
+        (void)t;                                                                                \
+        c->alg[VRED_COLL_##C] = (vred_alg)i;                                                    \
+    }
+APPLY_ALG(REDUCE)
+APPLY_ALG(ALLREDUCE)
+APPLY_ALG(REDUCE_SCATTER)
+APPLY_ALG(SCAN)
+
+/* The algorithm names, in vred_alg order; a knob accepts the subset its collective has, but the
+ * list printed and parsed is the full one so that the index is the enum (select.c refuses, with a
+ * message, an algorithm a collective does not have). */
+#define ALGS "auto|mpi|binomial|redscat|ring|recdbl"
 
 /* The order of `accepted` matches the enum each apply() stores. "best" in VRED_ISA is past the
  * last ISA, i.e. no cap. */
 static const knob knobs[] = {
-    {"VRED_ISA", "scalar|sse41|avx2|avx512|neon|sve|best", "best", apply_isa,
-     "cap the instruction set (never raised past the hardware)"},
-    {"VRED_TAIL", "auto|mask|cascade", "auto", apply_tail,
-     "vector tail: masked, or the 512->256->128->scalar cascade (auto = measured best)"},
-    {"VRED_DISABLE", "0|1", "0", apply_disable,
-     "1: libvred-mpi passes every call to the MPI library untouched"},
+    {"VRED_ISA", KNOB_ENUM, "scalar|sse41|avx2|avx512|neon|sve|best", "best", apply_isa,
+     "cap the instruction set (never raised past the hardware)", 0, 0},
+    {"VRED_TAIL", KNOB_ENUM, "auto|mask|cascade", "auto", apply_tail,
+     "vector tail: masked, or the 512->256->128->scalar cascade (auto = measured best)", 0, 0},
+    {"VRED_DISABLE", KNOB_ENUM, "0|1", "0", apply_disable,
+     "1: libvred-mpi passes every call to the MPI library untouched", 0, 0},
+    {"VRED_THREADS", KNOB_INT, "0..256", "0", apply_threads,
+     "threads per large local reduction; 0 = the cores this rank has that no other rank of the "
+     "node uses", 0, 256},
+    {"VRED_SPARSE", KNOB_ENUM, "auto|off|bits|idx", "auto", apply_sparse,
+     "compress sparse messages: by measured density, never, or always in one format", 0, 0},
+    {"VRED_NODE_SIZE", KNOB_INT, "0..1048576", "0", apply_node,
+     "treat every k consecutive ranks as one node (testing); 0 = MPI_COMM_TYPE_SHARED", 0,
+     1048576},
+    {"VRED_REDUCE_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_REDUCE,
+     "force MPI_Reduce's algorithm (binomial|redscat|ring)", 0, 0},
+    {"VRED_ALLREDUCE_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_ALLREDUCE,
+     "force MPI_Allreduce's algorithm (binomial|redscat|ring|recdbl)", 0, 0},
+    {"VRED_REDUCE_SCATTER_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_REDUCE_SCATTER,
+     "force MPI_Reduce_scatter(_block)'s algorithm (binomial|redscat|ring)", 0, 0},
+    {"VRED_SCAN_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_SCAN,
+     "force MPI_Scan/MPI_Exscan's algorithm (recdbl)", 0, 0},
+    {"VRED_TUNE_FILE", KNOB_PATH, "a file written by vred-bench tune", "", apply_tune,
+     "cost-model parameters measured on this machine (default: built in)", 0, 0},
 };
+
+static const char *const alg_names[VRED_ALG_COUNT] = {"auto", "mpi", "binomial", "redscat",
+                                                     "ring", "recdbl"};
+static const char *const coll_names[VRED_COLL_COUNT] = {"reduce", "allreduce", "reduce_scatter",
+                                                       "scan"};
+
+const char *vred_alg_name(vred_alg a)
+{
+    return (unsigned)a < VRED_ALG_COUNT ? alg_names[a] : "?";
+}
+
+const char *vred_coll_name(vred_coll c)
+{
+    return (unsigned)c < VRED_COLL_COUNT ? coll_names[c] : "?";
+}
 
 /* Position of value in the '|'-list, or -1. */
 static int lookup(const char *list, const char *value)
@@ -44,25 +113,41 @@ static int lookup(const char *list, const char *value)
     }
 }
 
+/* A decimal integer in [lo, hi], the whole string; -1 if not. */
+static long parse_int(const char *v, long lo, long hi)
+{
+    char *end = NULL;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi) return -1;
+    return x;
+}
+
 static vred_config config;
-static int in_effect[sizeof knobs / sizeof knobs[0]]; /* index into each knob's accepted list */
+static long in_effect[sizeof knobs / sizeof knobs[0]]; /* ENUM: index; INT: value */
 
 static void parse(void)
 {
     for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k++) {
         const knob *kb = &knobs[k];
         const char *v = getenv(kb->name);
-        int index = lookup(kb->accepted, kb->deflt);
+        long value = kb->kind == KNOB_ENUM ? lookup(kb->accepted, kb->deflt)
+                     : kb->kind == KNOB_INT ? strtol(kb->deflt, NULL, 10) : 0;
+        const char *text = kb->deflt;
         if (v && *v) {
-            int got = lookup(kb->accepted, v);
+            long got = kb->kind == KNOB_ENUM  ? lookup(kb->accepted, v)
+                       : kb->kind == KNOB_INT ? parse_int(v, kb->lo, kb->hi)
+                                              : 0;
             if (got < 0)
                 fprintf(stderr, "vred: %s='%s' is not one of %s; using %s\n", kb->name, v,
                         kb->accepted, kb->deflt);
-            else
-                index = got;
+            else {
+                value = got;
+                text = v;
+            }
         }
-        in_effect[k] = index;
-        kb->apply(&config, index);
+        in_effect[k] = value;
+        kb->apply(&config, value, text);
     }
 }
 
@@ -96,11 +181,19 @@ void vred_config_print(FILE *out)
 {
     vred_config_get();
     for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k++) {
-        char value[32];
-        const char *set = getenv(knobs[k].name);
-        nth(knobs[k].accepted, in_effect[k], value, sizeof value);
-        fprintf(out, "  %-14s %-8s %-12s (%s) %s\n", knobs[k].name, value,
-                set && *set ? (strcmp(set, value) ? "[malformed]" : "[set]") : "[default]",
-                knobs[k].accepted, knobs[k].help);
+        const knob *kb = &knobs[k];
+        char value[64];
+        const char *set = getenv(kb->name);
+        if (kb->kind == KNOB_ENUM)
+            nth(kb->accepted, (int)in_effect[k], value, sizeof value);
+        else if (kb->kind == KNOB_INT)
+            snprintf(value, sizeof value, "%ld", in_effect[k]);
+        else
+            snprintf(value, sizeof value, "%s", set && *set ? set : "(none)");
+        const char *state = !(set && *set) ? "[default]"
+                            : kb->kind == KNOB_PATH || !strcmp(set, value) ? "[set]"
+                                                                           : "[malformed]";
+        fprintf(out, "  %-24s %-10s %-11s (%s) %s\n", kb->name, value, state, kb->accepted,
+                kb->help);
     }
 }

@@ -6,11 +6,31 @@
 #include "vred.h"
 
 typedef enum { VRED_TAIL_AUTO, VRED_TAIL_MASK, VRED_TAIL_CASCADE } vred_tail_mode;
+typedef enum { VRED_SPARSE_AUTO, VRED_SPARSE_OFF, VRED_SPARSE_BITS, VRED_SPARSE_IDX } vred_sparse_mode;
+
+/* The collectives vred serves, each with a VRED_<NAME>_ALG knob. */
+typedef enum {
+    VRED_COLL_REDUCE, VRED_COLL_ALLREDUCE, VRED_COLL_REDUCE_SCATTER, VRED_COLL_SCAN,
+    VRED_COLL_COUNT
+} vred_coll;
+
+/* Algorithms, one enum for every collective; VRED_ALG_AUTO lets the rule table choose and
+ * VRED_ALG_MPI hands the collective to the MPI library. */
+typedef enum {
+    VRED_ALG_AUTO, VRED_ALG_MPI, VRED_ALG_BINOMIAL, VRED_ALG_REDSCAT, VRED_ALG_RING,
+    VRED_ALG_RECDBL,
+    VRED_ALG_COUNT
+} vred_alg;
 
 typedef struct {
     vred_isa isa_cap;        /* VRED_ISA; VRED_ISA_COUNT = no cap */
     vred_tail_mode tail;     /* VRED_TAIL */
     int disable;             /* VRED_DISABLE: the MPI library passes every call through */
+    int threads;             /* VRED_THREADS: threads per local reduction; 0 = auto */
+    vred_sparse_mode sparse; /* VRED_SPARSE */
+    int node_size;           /* VRED_NODE_SIZE: k consecutive ranks form a node; 0 = real nodes */
+    vred_alg alg[VRED_COLL_COUNT]; /* VRED_<COLLECTIVE>_ALG */
+    const char *tune_file;   /* VRED_TUNE_FILE: measured cost-model parameters; NULL = built in */
 } vred_config;
 
 /* Parsed on first call; a malformed value is reported once on stderr with the accepted values,
@@ -19,5 +39,9 @@ const vred_config *vred_config_get(void);
 
 /* One line per knob: name, value in effect, accepted values (for vred-info). */
 void vred_config_print(FILE *out);
+
+/* "binomial", ... for an algorithm; "?" if out of range. */
+const char *vred_alg_name(vred_alg a);
+const char *vred_coll_name(vred_coll c);
 
 #endif
