@@ -314,14 +314,18 @@ int vred_sparse_unpack(const void *packed, size_t bytes, size_t n, size_t esize,
 
 /* Pack and unpack time of n*esize = D dense bytes at non-zero fraction d:
  *   t = D * (a + b*d + c*4d(1-d))   (c: the branch mispredictions of the scalar code peak at 50%),
- * in picoseconds per dense byte: the least-squares fit of `vred-kbench sparse` (f32, 1 MiB, so in L2)
- * on an AMD Zen4 (the SVE build uses the same vector row: not measured on SVE hardware);
- * see docs/sparse.md. [vector][format-1][pack, unpack]. */
+ * in picoseconds per dense byte: the least-squares fits that `vred-kbench sparse` prints (f32) on an
+ * AMD Zen4, for 1 MiB (in cache; used up to SPARSE_CACHE_BYTES) and 64 MiB (DRAM-bound; above).
+ * The SVE build uses the same vector rows (not measured on SVE hardware). See docs/sparse.md.
+ * [memory][vector][format-1][pack, unpack]. */
 typedef struct { double a, b, c; } sparse_cost;
-static const sparse_cost cost_tab[2][2][2] = {
-    /*              BITS pack          BITS unpack            IDX pack            IDX unpack */
-    /* scalar */ {{{164, 59, 829}, {314, -164, 1046}}, {{86, 103, 1033}, {19, 293, 0}}},
-    /* vector */ {{{40, 9, 0}, {42, 15, 0}}, {{63, 55, -35}, {22, 295, 0}}}};
+#define SPARSE_CACHE_BYTES (4u << 20)
+static const sparse_cost cost_tab[2][2][2][2] = {
+    /*                 BITS pack          BITS unpack            IDX pack            IDX unpack */
+    {/* 1 MiB  scalar */ {{{164, 59, 829}, {314, -164, 1046}}, {{86, 103, 1033}, {19, 293, 0}}},
+     /*        vector */ {{{40, 9, 0}, {42, 15, 0}}, {{63, 55, -35}, {22, 295, 0}}}},
+    {/* 64 MiB scalar */ {{{317, -71, 1366}, {632, -435, 1404}}, {{559, -228, 1200}, {282, 767, 0}}},
+     /*        vector */ {{{157, 83, 31}, {207, 37, -13}}, {{214, 171, -40}, {247, 790, 71}}}}};
 
 static double cost_s(const sparse_cost *c, double D, double d)
 {
@@ -349,7 +353,7 @@ vred_sparse_fmt vred_sparse_choose(int mode, size_t n, size_t esize, size_t nnz,
     for (int f = VRED_FMT_BITS; f <= VRED_FMT_IDX; f++) {
         size_t s = f == VRED_FMT_BITS ? sb : si;
         if (s == SIZE_MAX || s >= dense) continue;
-        const sparse_cost *c = cost_tab[vec][f - 1];
+        const sparse_cost *c = cost_tab[db > SPARSE_CACHE_BYTES][vec][f - 1];
         double t = (double)s / link_bytes_per_s + cost_s(&c[0], db, d) + cost_s(&c[1], db, d);
         if (t < best_t) {
             best_t = t;
