@@ -2,6 +2,7 @@
 """Plots vred-bench / vred-kbench CSV files as PNGs.
 
 usage: bench/plot.py [--out DIR] FILE.csv [FILE.csv ...]
+       bench/plot.py coll [--out DIR] FILE.csv [FILE.csv ...]
 
 A `vred-bench local --csv` file (any number, e.g. one per MPI baseline) gives
   local_<type>_<op>_<isa>.png  one per case: GB/s against message size, log-log, one panel per
@@ -10,6 +11,11 @@ A `vred-bench local --csv` file (any number, e.g. one per MPI baseline) gives
                                one line per case
 A `vred-kbench tails --csv` file gives
   tails_<isa>.png              ns per call against length, masked tail vs cascade, one panel per case
+A `vred-bench coll --csv` file (also found among the files of the first form) gives
+  coll_<label>_np<P>[_<type>_<op>][_sparse<S>].png
+                               one column per collective: time per call against size, log-log,
+                               a line per vred algorithm (auto dashed) and the MPI's own (black);
+                               below it MPI time / algorithm time (> 1: vred faster)
 Bytes moved: a reduction counts 3 x size (read in, read inout, write inout), memcpy 2 x size.
 """
 import argparse
@@ -23,6 +29,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402,F401
 
 MODES = ("warm", "cold")
 
@@ -36,7 +43,7 @@ def size_label(b):
 
 
 def read(files):
-    local, tails = [], []
+    local, tails, coll = [], [], []
     for f in files:
         with open(f, newline="") as fh:
             rows = list(csv.DictReader(fh))
@@ -46,9 +53,11 @@ def read(files):
             local += rows
         elif "masked_ns" in rows[0]:
             tails += rows
+        elif "impl" in rows[0] and "collective" in rows[0]:
+            coll += rows
         else:
             print(f"plot.py: {f}: not a vred-bench or vred-kbench CSV, skipped", file=sys.stderr)
-    return local, tails
+    return local, tails, coll
 
 
 def size_axis(ax, sizes):
@@ -168,15 +177,86 @@ def plot_tails(rows, out):
     return written
 
 
+COLL_ORDER = ("allreduce", "reduce", "reduce_scatter_block", "scan", "bcast")
+ALG_STYLE = {"auto": ("tab:gray", "--"), "binomial": ("tab:blue", "-"), "redscat": ("tab:orange", "-"),
+             "ring": ("tab:green", "-"), "recdbl": ("tab:red", "-")}
+
+
+def plot_coll(rows, out):
+    """vred-bench coll CSV: per (label, ranks, type, op, sparsity) one figure, a column per collective."""
+    written = []
+    groups = collections.defaultdict(list)
+    for r in rows:
+        groups[(r["label"], r["ranks"], r["type"], r["op"], r["sparsity"])].append(r)
+    for (label, ranks, ty, op, sp), rs in sorted(groups.items()):
+        colls = [c for c in COLL_ORDER if any(r["collective"] == c for r in rs)]
+        colls += sorted({r["collective"] for r in rs} - set(colls))
+        fig, axes = plt.subplots(2, len(colls), figsize=(5.2 * len(colls), 7.4), squeeze=False,
+                                 gridspec_kw={"height_ratios": [3, 2]})
+        sparse = float(sp or 0) > 0
+        fig.suptitle(f"{label}, {ranks} ranks, {ty} {op}" + (f", sparsity {sp}" if sparse else "") +
+                     ": time per call (slowest rank, median) and MPI time / vred time", fontsize=11)
+        for j, coll in enumerate(colls):
+            cs = [r for r in rs if r["collective"] == coll]
+            impls = ["mpi"] + sorted({r["impl"] for r in cs} - {"mpi"}, key=lambda a: (a != "auto", a))
+            mpi = {int(r["size_bytes"]): float(r["median_us"]) for r in cs if r["impl"] == "mpi"}
+            ax, axr = axes[0][j], axes[1][j]
+            xs = set()
+            for impl in impls:
+                sel = sorted((r for r in cs if r["impl"] == impl), key=lambda r: int(r["size_bytes"]))
+                if not sel:
+                    continue
+                x = [int(r["size_bytes"]) for r in sel]
+                xs.update(x)
+                y = [float(r["median_us"]) for r in sel]
+                if impl == "mpi":
+                    ax.plot(x, y, "s-", color="black", markersize=4, linewidth=1.6, label="MPI (PMPI)")
+                    continue
+                color, style = ALG_STYLE.get(impl, (None, "-"))
+                ax.plot(x, y, "o" + style, color=color, markersize=3, label=f"vred {impl}")
+                axr.plot(x, [mpi[s] / v if s in mpi and v > 0 else float("nan") for s, v in zip(x, y)],
+                         "o" + style, color=color, markersize=3, label=impl)
+            for a in (ax, axr):
+                a.set_yscale("log")
+                if xs:
+                    size_axis(a, xs)
+            axr.axhline(1.0, color="black", linewidth=0.8)
+            axr.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+            axr.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            ax.set_ylabel("time per call (us)")
+            axr.set_ylabel("MPI / vred (> 1: vred faster)", fontsize=8)
+            ax.set_title(coll, fontsize=9)
+            ax.legend(fontsize=7)
+            axr.legend(fontsize=6, ncol=2)
+        fig.tight_layout()
+        name = f"coll_{label}_np{ranks}"
+        if (ty, op) != ("f32", "sum"):
+            name += f"_{ty}_{op}"
+        if sparse:
+            name += f"_sparse{sp}"
+        path = os.path.join(out, name + ".png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
 def main():
+    argv = sys.argv[1:]
+    coll_only = bool(argv) and argv[0] == "coll"
+    if coll_only:
+        argv = argv[1:]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("files", nargs="+", help="CSV files from vred-bench local --csv / vred-kbench tails --csv")
+    ap.add_argument("files", nargs="+", help="CSV files from vred-bench local|coll --csv / vred-kbench tails --csv")
     ap.add_argument("--out", default=None, help="directory for the PNGs (default: the first file's)")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     out = a.out or os.path.dirname(os.path.abspath(a.files[0]))
     os.makedirs(out, exist_ok=True)
-    local, tails = read(a.files)
-    written = (plot_local(local, out) if local else []) + (plot_tails(tails, out) if tails else [])
+    local, tails, coll = read(a.files)
+    if coll_only:
+        local, tails = [], []
+    written = ((plot_local(local, out) if local else []) + (plot_tails(tails, out) if tails else []) +
+               (plot_coll(coll, out) if coll else []))
     for p in written:
         print(p)
     if not written:

@@ -36,6 +36,7 @@
 #include "vred.h"
 #include "bench_common.h"
 #include "kernels/kernel.h" /* the pair structs */
+#include "bench_coll.h"     /* coll, tune */
 
 #ifndef VRED_BENCH_FLAVOR
 #define VRED_BENCH_FLAVOR "mpi"
@@ -601,6 +602,9 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: vred-bench local [options]      MPI_Reduce_local: vred vs the MPI vs memcpy\n"
         "       vred-bench counters [options]   one call each, for valgrind --toggle-collect\n"
+        "       vred-bench coll [options]       reduction collectives on all ranks: the MPI vs vred's algorithms\n"
+        "       vred-bench tune [--out FILE]    measure the cost model (all ranks); file for VRED_TUNE_FILE\n"
+        "                                       (vred-bench coll --help / tune --help for their options)\n"
         "local:\n"
         "  --case LIST       type:op,... | default (%s) | all\n"
         "  --sizes LIST      sizes in bytes (K/M/G suffixes), e.g. 1K,64K,16M\n"
@@ -770,7 +774,8 @@ static int cmd_counters(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (strcmp(argv[1], "local") && strcmp(argv[1], "counters"))) {
+    int all_ranks = argc >= 2 && (!strcmp(argv[1], "coll") || !strcmp(argv[1], "tune"));
+    if (argc < 2 || (strcmp(argv[1], "local") && strcmp(argv[1], "counters") && !all_ranks)) {
         int help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
         usage(help ? stdout : stderr);
         if (argc >= 2 && !strcmp(argv[1], "tails"))
@@ -783,7 +788,9 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int rc = 0;
-    if (rank == 0) /* a local benchmark: other ranks, if any, only wait */
+    if (all_ranks) /* collectives: every rank takes part */
+        rc = !strcmp(argv[1], "coll") ? cmd_coll(argc - 2, argv + 2) : cmd_tune(argc - 2, argv + 2);
+    else if (rank == 0) /* a local benchmark: other ranks, if any, only wait */
         rc = !strcmp(argv[1], "local") ? cmd_local(argc - 2, argv + 2) : cmd_counters(argc - 2, argv + 2);
     MPI_Finalize();
     return rc;

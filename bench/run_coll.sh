@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# The reduction collectives on P ranks: the MPI library's own (PMPI_X) against each of vred's
+# algorithms (MPI_X after vred_mpi_force), `vred-bench coll`, over three transports; writes tables
+# and CSV to bench/results/coll/ (not versioned) and PNGs (time against size, log-log, one line per
+# algorithm + the MPI; a panel of MPI time / vred time) with bench/plot.py coll.
+#
+# usage: bench/run_coll.sh [--build DIR] [--np P] [--min B --max B | --sizes LIST] [--quick]
+#                          [--coll LIST] [--algs LIST] [--sparsity S] [--validate] [--budget S]
+#                          [--out DIR] [--no-plot] [--only openmpi-shm|openmpi-tcp|mpich]
+#   --np P      ranks (default 2; over 2 adds --oversubscribe for Open MPI)
+#   --quick     sizes 4K 64K 1M 16M, --budget 0.2 (about a minute at 2 ranks)
+#   default     4K .. 64M in powers of 4, --budget 0.5
+# Transports (each its own run and CSV):
+#   openmpi-shm  mpirun.openmpi                                  shared memory (vader)
+#   openmpi-tcp  mpirun.openmpi --mca btl tcp,self, VRED_NODE_SIZE=1 (vred models every rank as a node)
+#   mpich        mpirun.mpich
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build
+out=$root/bench/results/coll
+np=2 plot=1
+minb=4K maxb=64M sizes=
+budget=0.5
+extra=()
+only=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --build) build=$(cd "$2" && pwd); shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --min) minb=$2; shift 2 ;;
+    --max) maxb=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
+    --quick) sizes=4K,64K,1M,16M; budget=0.2; shift ;;
+    --budget) budget=$2; shift 2 ;;
+    --coll|--algs|--sparsity|--dense-rank|--type|--op|--reps) extra+=("$1" "$2"); shift 2 ;;
+    --validate) extra+=(--validate); shift ;;
+    --only) only=$2; shift 2 ;;
+    --no-plot) plot=0; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "run_coll.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+if [ -n "$sizes" ]; then sweep=(--sizes "$sizes"); else sweep=(--min "$minb" --max "$maxb"); fi
+
+root_flag=()
+[ "$(id -u)" = 0 ] && root_flag=(--allow-run-as-root)
+over=()
+[ "$np" -gt 2 ] && over=(--oversubscribe)
+
+csvs=()
+failed=0
+run() { # NAME LAUNCHER... (the vred-bench path ends it)
+  local name=$1; shift
+  [ -n "$only" ] && [ "$only" != "$name" ] && return 0
+  echo "== $name ($np ranks): $*" >&2
+  if "$@" coll --label "$name" "${sweep[@]}" --budget "$budget" "${extra[@]}" \
+      --csv "$out/coll-$name-np$np.csv" >"$out/coll-$name-np$np.txt"; then :; else
+    echo "   $name: vred-bench coll failed (exit $?); see $out/coll-$name-np$np.txt" >&2
+    failed=1
+  fi
+  grep -E '^# (allreduce|reduce|scan|bcast|Size|validation)|^  ' "$out/coll-$name-np$np.txt" | sed 's/^/   /' >&2
+  [ -s "$out/coll-$name-np$np.csv" ] && csvs+=("$out/coll-$name-np$np.csv")
+  return 0
+}
+
+ran=0
+if [ -x "$build/openmpi/vred-bench" ] && command -v mpirun.openmpi >/dev/null; then
+  run openmpi-shm mpirun.openmpi "${root_flag[@]}" "${over[@]}" -np "$np" "$build/openmpi/vred-bench"
+  run openmpi-tcp mpirun.openmpi "${root_flag[@]}" "${over[@]}" --mca btl tcp,self -x VRED_NODE_SIZE=1 \
+    -np "$np" "$build/openmpi/vred-bench"
+  ran=1
+fi
+if [ -x "$build/mpich/vred-bench" ] && command -v mpirun.mpich >/dev/null; then
+  run mpich mpirun.mpich -np "$np" "$build/mpich/vred-bench"
+  ran=1
+fi
+[ $ran = 1 ] || { echo "run_coll.sh: no $build/<flavor>/vred-bench with its mpirun" >&2; exit 1; }
+
+if [ $plot = 1 ] && [ ${#csvs[@]} -gt 0 ]; then
+  if python3 -c 'import matplotlib' 2>/dev/null; then
+    python3 "$root/bench/plot.py" coll --out "$out" "${csvs[@]}" | sed 's/^/   wrote /' >&2
+  else
+    echo "run_coll.sh: matplotlib missing (python3 -m pip install matplotlib); no PNGs" >&2
+  fi
+fi
+echo "results in $out" >&2
+exit $failed

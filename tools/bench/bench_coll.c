@@ -1,0 +1,490 @@
+/*
+ * vred-bench coll: the reduction collectives on all ranks of MPI_COMM_WORLD, the MPI library's own
+ * (PMPI_X) against each of vred's algorithms (MPI_X after vred_mpi_force), OSU style:
+ *
+ *   - a barrier (PMPI_Barrier) before every timed call; a call's time is its duration on the
+ *     slowest rank (each rank's mean over a batch of calls, then PMPI_Allreduce MAX);
+ *   - the implementations alternate in rounds (round k: MPI, alg1, alg2, ..., the next round
+ *     rotated and reversed), so none always follows the same one; a batch's length is adapted to
+ *     the size so that one (collective, size) takes about --budget seconds; the table gives the
+ *     median over the rounds;
+ *   - next to the times: MPI time / vred time (> 1: vred faster), the algorithm `auto` chose
+ *     (vred_mpi_last_alg) and the cost model's prediction (vred_mpi_predict) for each algorithm.
+ *
+ * Size = bytes of the whole vector per rank (reduce_scatter_block: the whole input vector, so
+ * recvcount = size / element size / p). Inputs are integer-valued, so every algorithm's result is
+ * exact and --validate compares it with the MPI's bit for bit. VRED_BENCH_DEBUG=1 (rank 0's
+ * environment) prints each measurement's wall time, rounds and calls on stderr.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "bench_coll.h"
+#include "bench_common.h"
+
+#ifndef VRED_BENCH_FLAVOR
+#define VRED_BENCH_FLAVOR "mpi"
+#endif
+
+const char *const bc_names[BC_COUNT] = {"allreduce", "reduce", "reduce_scatter_block", "scan", "bcast"};
+const char *const bc_vnames[BC_COUNT] = {"allreduce", "reduce", "reduce_scatter", "scan", NULL};
+
+double bc_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+size_t bc_parse_bytes(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; break;
+    case 'm': case 'M': v *= 1024 * 1024; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+    default: break;
+    }
+    return v > 0 ? (size_t)v : 0;
+}
+
+static uint32_t xs32(uint32_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 17, *s ^= *s << 5;
+    return *s;
+}
+
+/* Integers in [-1000, 1000] (PROD: +-1), so any order of any algorithm gives the exact result. */
+void bc_fill(void *buf, MPI_Datatype dt, MPI_Op op, size_t count, unsigned seed, double sparsity)
+{
+    uint32_t s = seed * 2654435761u + 12345u, z = seed * 40503u + 777u;
+    if (!z) z = 1;
+    uint32_t thr = sparsity >= 1 ? UINT32_MAX : (uint32_t)(sparsity * 4294967296.0);
+    for (size_t i = 0; i < count; i++) {
+        uint32_t r = xs32(&s);
+        long v = op == MPI_PROD ? ((r & 1) ? -1 : 1) : (long)(r % 2001) - 1000;
+        if (sparsity > 0 && xs32(&z) < thr) v = 0;
+        if (dt == MPI_FLOAT) ((float *)buf)[i] = (float)v;
+        else if (dt == MPI_DOUBLE) ((double *)buf)[i] = (double)v;
+        else if (dt == MPI_INT32_T) ((int32_t *)buf)[i] = (int32_t)v;
+        else if (dt == MPI_INT64_T) ((int64_t *)buf)[i] = (int64_t)v;
+    }
+}
+
+int bc_rcount(const bc_run *r)
+{
+    int p;
+    MPI_Comm_size(r->comm, &p);
+    return (int)(r->count / (size_t)p);
+}
+
+/* One call of impl (0: the MPI library). */
+static int do_call(const bc_run *r, int vred)
+{
+    int n = (int)r->count;
+    switch (r->coll) {
+    case BC_ALLREDUCE:
+        return vred ? MPI_Allreduce(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm)
+                    : PMPI_Allreduce(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm);
+    case BC_REDUCE:
+        return vred ? MPI_Reduce(r->sbuf, r->rbuf, n, r->dt, r->op, 0, r->comm)
+                    : PMPI_Reduce(r->sbuf, r->rbuf, n, r->dt, r->op, 0, r->comm);
+    case BC_RSB:
+        return vred ? MPI_Reduce_scatter_block(r->sbuf, r->rbuf, bc_rcount(r), r->dt, r->op, r->comm)
+                    : PMPI_Reduce_scatter_block(r->sbuf, r->rbuf, bc_rcount(r), r->dt, r->op, r->comm);
+    case BC_SCAN:
+        return vred ? MPI_Scan(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm)
+                    : PMPI_Scan(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm);
+    case BC_BCAST:
+        return PMPI_Bcast(r->rbuf, n, r->dt, 0, r->comm);
+    default:
+        return MPI_ERR_ARG;
+    }
+}
+
+static void force(const bc_run *r, int impl)
+{
+    if (impl > 0 && vred_mpi_force && bc_vnames[r->coll]) vred_mpi_force(bc_vnames[r->coll], r->alg[impl]);
+}
+
+static void unforce(const bc_run *r)
+{
+    if (vred_mpi_force && bc_vnames[r->coll]) vred_mpi_force(bc_vnames[r->coll], "auto");
+}
+
+/* Mean seconds per call over k calls, a barrier before each (this rank's view). */
+static double batch(bc_run *r, int impl, int k)
+{
+    force(r, impl);
+    double sum = 0;
+    for (int j = 0; j < k; j++) {
+        PMPI_Barrier(r->comm);
+        double t0 = bc_now();
+        do_call(r, impl > 0);
+        sum += bc_now() - t0;
+    }
+    if (impl > 0 && vred_mpi_last_alg) snprintf(r->served[impl], sizeof r->served[impl], "%s", vred_mpi_last_alg());
+    else snprintf(r->served[impl], sizeof r->served[impl], "mpi");
+    return sum / k;
+}
+
+int bc_measure(bc_run *r)
+{
+    int n = r->nimpl, p;
+    MPI_Comm_size(r->comm, &p);
+    if (r->count == 0 || r->count > (size_t)INT_MAX) return -1;
+    if (r->coll == BC_RSB && bc_rcount(r) < 1) return -1;
+    /* Warm up (the first call on a communicator sets vred's state up), then one timed call each
+     * and the cost of a barrier, to size the batches. */
+    double loc[BC_MAX_IMPL + 1], glob[BC_MAX_IMPL + 1], tm0 = bc_now();
+    for (int i = 0; i < n; i++) batch(r, i, 1);
+    for (int i = 0; i < n; i++) loc[i] = batch(r, i, 1);
+    double t0 = bc_now();
+    for (int j = 0; j < 5; j++) PMPI_Barrier(r->comm);
+    loc[n] = (bc_now() - t0) / 5;
+    PMPI_Allreduce(loc, glob, n + 1, MPI_DOUBLE, MPI_MAX, r->comm);
+    double tcal = bc_now(), round_cost = 0;
+    for (int i = 0; i < n; i++) round_cost += glob[i] + glob[n];
+    if (round_cost < 1e-7) round_cost = 1e-7;
+    int rounds = r->reps > 0 ? r->reps : 15;
+    double k = r->budget / (rounds * round_cost);
+    if (k < 1) {
+        k = 1;
+        int fit = (int)(r->budget / round_cost);
+        if (fit < rounds) rounds = fit < 5 ? (r->reps < 5 && r->reps > 0 ? r->reps : 5) : fit;
+    }
+    if (k > 100000) k = 100000;
+    /* The first round is a short probe (an eighth of the batch): the single calibration call
+     * misjudges a loaded machine, where barriers wait for descheduled ranks. */
+    int iters = (int)(k / 8 > 1 ? k / 8 : 1);
+    double spent = 0, done_iters = 0;
+    const int stride = rounds; /* rounds may only shrink below */
+    double *t = malloc(sizeof(double) * (size_t)n * (size_t)rounds), *col = malloc(sizeof(double) * (size_t)rounds);
+    for (int q = 0; q < rounds; q++) {
+        double w0 = bc_now();
+        for (int j = 0; j < n; j++) {
+            int i = (q + ((q & 1) ? n - 1 - j : j)) % n;
+            loc[i] = batch(r, i, iters);
+        }
+        loc[n] = bc_now() - w0; /* the round's wall time */
+        PMPI_Allreduce(loc, glob, n + 1, MPI_DOUBLE, MPI_MAX, r->comm);
+        for (int i = 0; i < n; i++) t[(size_t)i * stride + q] = glob[i];
+        /* Resize the batches from the wall time so far (the same on every rank): a loaded
+         * machine's barriers wait for descheduled ranks, which the calibration cannot see. */
+        spent += glob[n], done_iters += iters;
+        int min_rounds = r->reps > 0 && r->reps < 5 ? r->reps : 5;
+        if (spent > 2 * r->budget && q + 1 >= min_rounds) { /* stalls ate the budget: enough */
+            rounds = q + 1;
+            break;
+        }
+        double per_iter = glob[n] / iters; /* the last round's: the load changes */
+        double left = r->budget - spent;
+        if (left < 0.25 * r->budget) left = 0.25 * r->budget;
+        int rem = rounds - q - 1;
+        if (rem > 0) {
+            k = left / (rem * per_iter);
+            if (k < 1) {
+                k = 1;
+                int fit = q + 1 + (int)(left / per_iter);
+                if (fit < rounds) rounds = fit < min_rounds ? min_rounds : fit;
+            }
+            iters = (int)(k > 100000 ? 100000 : k);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        memcpy(col, t + (size_t)i * stride, sizeof(double) * (size_t)rounds);
+        r->med[i] = bench_median(col, rounds); /* sorts col */
+        r->min[i] = col[0];
+    }
+    r->rounds = rounds, r->iters = (int)done_iters;
+    if (getenv("VRED_BENCH_DEBUG")) {
+        int me;
+        MPI_Comm_rank(r->comm, &me);
+        if (!me) fprintf(stderr, "# debug: %s count %zu: %.3f s (calibration %.3f s), %d rounds, %d calls each\n",
+                         bc_names[r->coll], r->count, bc_now() - tm0, tcal - tm0, rounds, iters);
+    }
+    unforce(r);
+    free(t), free(col);
+    return 0;
+}
+
+/* ---- the subcommand ----------------------------------------------------------------------------- */
+
+static int type_of(const char *name, MPI_Datatype *dt, size_t *esize)
+{
+    if (!strcmp(name, "f32") || !strcmp(name, "float")) return *dt = MPI_FLOAT, *esize = 4, 1;
+    if (!strcmp(name, "f64") || !strcmp(name, "double")) return *dt = MPI_DOUBLE, *esize = 8, 1;
+    if (!strcmp(name, "i32") || !strcmp(name, "int32")) return *dt = MPI_INT32_T, *esize = 4, 1;
+    if (!strcmp(name, "i64") || !strcmp(name, "int64")) return *dt = MPI_INT64_T, *esize = 8, 1;
+    return 0;
+}
+
+static int op_of(const char *name, MPI_Op *op)
+{
+    if (!strcmp(name, "sum")) return *op = MPI_SUM, 1;
+    if (!strcmp(name, "max")) return *op = MPI_MAX, 1;
+    if (!strcmp(name, "min")) return *op = MPI_MIN, 1;
+    if (!strcmp(name, "prod")) return *op = MPI_PROD, 1;
+    return 0;
+}
+
+static void coll_usage(FILE *f)
+{
+    fprintf(f,
+        "vred-bench coll [options]   (run on every rank: mpirun -np P vred-bench coll ...)\n"
+        "  --coll LIST       allreduce,reduce,reduce_scatter_block,scan,bcast (default: the first three)\n"
+        "  --algs LIST       auto,binomial,redscat,ring,recdbl (default: all; each collective runs those it has)\n"
+        "  --min B --max B   size range, bytes of the whole vector per rank (default 4K..64M)\n"
+        "  --step 2|4        sizes grow by this factor (default 4)\n"
+        "  --sizes LIST      explicit sizes instead, e.g. 4K,1M,64M\n"
+        "  --type T          f32 | f64 | i32 | i64 (default f32)\n"
+        "  --op O            sum | max | min | prod (default sum)\n"
+        "  --reps N          rounds (default 15; fewer, at least 5, when a call is long)\n"
+        "  --budget S        seconds per (collective, size) (default 0.5)\n"
+        "  --sparsity S      fraction of each rank's input elements that are exactly zero\n"
+        "  --dense-rank R    rank R keeps a fully dense input\n"
+        "  --validate        compare every vred algorithm's result with the MPI's bit for bit\n"
+        "  --csv FILE        one row per (collective, size, implementation)\n"
+        "  --label NAME      transport label in the output (default: flavor, +tcp / +nodesize)\n");
+}
+
+static int split(const char *spec, char out[][32], int max)
+{
+    char list[512];
+    int n = 0;
+    snprintf(list, sizeof list, "%s", spec);
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
+        snprintf(out[n++], 32, "%s", tok);
+    return n;
+}
+
+int cmd_coll(int argc, char **argv)
+{
+    const char *coll_spec = "allreduce,reduce,reduce_scatter_block", *alg_spec = "auto,binomial,redscat,ring,recdbl";
+    const char *type = "f32", *opname = "sum", *csv = NULL, *label = NULL;
+    size_t minb = 4096, maxb = (size_t)64 << 20, sizes[64];
+    int nsizes = 0, step = 4, reps = 15, validate = 0, dense_rank = -1;
+    double budget = 0.5, sparsity = 0;
+    int rank, p;
+    MPI_Comm comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--coll") && v) coll_spec = v, i++;
+        else if (!strcmp(a, "--algs") && v) alg_spec = v, i++;
+        else if (!strcmp(a, "--min") && v) minb = bc_parse_bytes(v), i++;
+        else if (!strcmp(a, "--max") && v) maxb = bc_parse_bytes(v), i++;
+        else if (!strcmp(a, "--step") && v) step = atoi(v), i++;
+        else if (!strcmp(a, "--sizes") && v) {
+            char tok[64][32];
+            int m = split(v, tok, 64);
+            for (int j = 0; j < m; j++)
+                if (bc_parse_bytes(tok[j])) sizes[nsizes++] = bc_parse_bytes(tok[j]);
+            i++;
+        } else if (!strcmp(a, "--type") && v) type = v, i++;
+        else if (!strcmp(a, "--op") && v) opname = v, i++;
+        else if (!strcmp(a, "--reps") && v) reps = atoi(v), i++;
+        else if (!strcmp(a, "--budget") && v) budget = atof(v), i++;
+        else if (!strcmp(a, "--sparsity") && v) sparsity = atof(v), i++;
+        else if (!strcmp(a, "--dense-rank") && v) dense_rank = atoi(v), i++;
+        else if (!strcmp(a, "--validate")) validate = 1;
+        else if (!strcmp(a, "--csv") && v) csv = v, i++;
+        else if (!strcmp(a, "--label") && v) label = v, i++;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            if (!rank) coll_usage(stdout);
+            return 0;
+        } else {
+            if (!rank) fprintf(stderr, "vred-bench coll: bad argument '%s'\n", a), coll_usage(stderr);
+            return 2;
+        }
+    }
+    MPI_Datatype dt;
+    MPI_Op op;
+    size_t esize;
+    if (!type_of(type, &dt, &esize) || !op_of(opname, &op)) {
+        if (!rank) fprintf(stderr, "vred-bench coll: unknown --type %s or --op %s\n", type, opname);
+        return 2;
+    }
+    if (step != 2 && step != 4) step = 4;
+    if (!nsizes)
+        for (size_t s = minb ? minb : esize; s <= maxb && nsizes < 64; s *= (size_t)step) sizes[nsizes++] = s;
+    char colls[8][32], algs[BC_MAX_IMPL][32];
+    int ncoll = split(coll_spec, colls, 8), nalg = split(alg_spec, algs, BC_MAX_IMPL - 1);
+
+    /* Where the ranks are: hosts, and what vred is told (VRED_NODE_SIZE). */
+    char host[MPI_MAX_PROCESSOR_NAME] = {0}, *hosts = calloc((size_t)p, MPI_MAX_PROCESSOR_NAME);
+    int hl;
+    MPI_Get_processor_name(host, &hl);
+    PMPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+    int nhosts = 0;
+    for (int i = 0; i < p; i++) {
+        int seen = 0;
+        for (int j = 0; j < i; j++) seen |= !strcmp(hosts + (size_t)i * MPI_MAX_PROCESSOR_NAME, hosts + (size_t)j * MPI_MAX_PROCESSOR_NAME);
+        nhosts += !seen;
+    }
+    free(hosts);
+    const char *ns = getenv("VRED_NODE_SIZE");
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n")] = 0;
+    for (char *c = lib; *c; c++)
+        if (*c == ',') *c = ';';
+    char lab[128];
+    if (label) snprintf(lab, sizeof lab, "%s", label);
+    else {
+        const char *btl = getenv("OMPI_MCA_btl");
+        snprintf(lab, sizeof lab, "%s%s%s%s", VRED_BENCH_FLAVOR, btl && strstr(btl, "tcp") ? "-tcp" : "",
+                 ns && *ns ? "-nodesize" : "", ns && *ns ? ns : "");
+    }
+
+    size_t maxsize = 0;
+    for (int i = 0; i < nsizes; i++)
+        if (sizes[i] > maxsize) maxsize = sizes[i];
+    size_t maxcount = maxsize / esize + 1;
+    void *sbuf = aligned_alloc(64, (maxcount * esize + 63) / 64 * 64);
+    void *rbuf = aligned_alloc(64, (maxcount * esize + 63) / 64 * 64);
+    void *ref = validate ? aligned_alloc(64, (maxcount * esize + 63) / 64 * 64) : NULL;
+    if (!sbuf || !rbuf || (validate && !ref)) {
+        fprintf(stderr, "vred-bench coll: cannot allocate %zu bytes\n", maxcount * esize);
+        return 1;
+    }
+    bc_fill(sbuf, dt, op, maxcount, 1000u + (unsigned)rank, rank == dense_rank ? 0 : sparsity);
+    memset(rbuf, 0, maxcount * esize);
+
+    FILE *cf = NULL;
+    if (csv && !rank) {
+        cf = fopen(csv, "w");
+        if (!cf) perror(csv);
+        else
+            fprintf(cf, "label,mpi_library,ranks,hosts,vred_node_size,collective,type,op,sparsity,size_bytes,"
+                        "count,impl,served_by,rounds,calls,median_us,min_us,mpi_over_impl,predicted_us,"
+                        "validation\n");
+    }
+    if (!rank) {
+        printf("# vred-bench coll: %s; %d ranks on %d host(s); VRED_NODE_SIZE=%s; label %s\n", lib, p, nhosts,
+               ns ? ns : "(unset)", lab);
+        printf("# %s:%s; sparsity %.3g%s; time = duration of one call on the slowest rank (barrier before "
+               "each), median over rounds; x:ALG = MPI time / ALG time (> 1: vred faster)\n",
+               type, opname, sparsity, dense_rank >= 0 ? " (one rank dense)" : "");
+        if (!vred_mpi_force) printf("# libvred-mpi is not linked: only the MPI library is measured\n");
+        fflush(stdout);
+    }
+    int total_bad = 0;
+    for (int ci = 0; ci < ncoll; ci++) {
+        int c = 0;
+        while (c < BC_COUNT && strcmp(colls[ci], bc_names[c]) &&
+               !(bc_vnames[c] && !strcmp(colls[ci], bc_vnames[c])))
+            c++;
+        if (c == BC_COUNT) {
+            if (!rank) fprintf(stderr, "vred-bench coll: unknown collective '%s'\n", colls[ci]);
+            continue;
+        }
+        bc_run r = {.coll = (bc_coll)c, .comm = comm, .dt = dt, .op = op, .esize = esize, .reps = reps,
+                    .budget = budget, .sbuf = sbuf, .rbuf = rbuf, .nimpl = 1};
+        /* The algorithms this collective has: vred_mpi_force refuses the others. */
+        for (int a = 0; a < nalg && vred_mpi_force && bc_vnames[c]; a++)
+            if (vred_mpi_force(bc_vnames[c], algs[a]) == 0) r.alg[r.nimpl++] = algs[a];
+        unforce(&r);
+        if (!rank) {
+            printf("\n# %s%s\n# %-9s %11s", bc_names[c],
+                   c == BC_REDUCE ? " (root 0)" : c == BC_RSB ? " (recvcount = size/esize/p)" :
+                   c == BC_BCAST ? " (root 0; vred has no bcast: the MPI's only)" : "", "Size", "MPI(us)");
+            for (int i = 1; i < r.nimpl; i++) printf(" %9s(us)", r.alg[i]);
+            for (int i = 1; i < r.nimpl; i++) printf(" %8s", "x:");
+            if (r.nimpl > 1) printf("  %-8s", "auto->");
+            for (int i = 1; i < r.nimpl; i++)
+                if (strcmp(r.alg[i], "auto")) printf(" %11s", "model");
+            if (validate) printf("  validation");
+            printf("\n# %-9s %11s", "", "");
+            for (int i = 1; i < r.nimpl; i++) printf(" %13s", "");
+            for (int i = 1; i < r.nimpl; i++) printf(" %8.8s", r.alg[i]);
+            if (r.nimpl > 1) printf("  %-8s", "");
+            for (int i = 1; i < r.nimpl; i++)
+                if (strcmp(r.alg[i], "auto")) printf(" %7.7s(us)", r.alg[i]);
+            printf("\n");
+            fflush(stdout);
+        }
+        for (int si = 0; si < nsizes; si++) {
+            size_t size = sizes[si];
+            r.count = size / esize;
+            if (c == BC_RSB) r.count = r.count / (size_t)p * (size_t)p;
+            if (r.count == 0 || (c == BC_RSB && r.count < (size_t)p)) continue;
+            size_t bytes = r.count * esize;
+            /* Validation first: every algorithm against the MPI, from a poisoned output buffer. */
+            int bad[BC_MAX_IMPL] = {0}, gbad[BC_MAX_IMPL] = {0};
+            if (validate) {
+                size_t cmp = c == BC_RSB ? (size_t)bc_rcount(&r) : r.count;
+                int check = !(c == BC_REDUCE && rank != 0) && c != BC_BCAST;
+                r.rbuf = ref;
+                memset(ref, 0xA5, bytes);
+                do_call(&r, 0);
+                r.rbuf = rbuf;
+                for (int i = 1; i < r.nimpl; i++) {
+                    memset(rbuf, 0x5A, bytes);
+                    force(&r, i);
+                    do_call(&r, 1);
+                    if (check)
+                        for (size_t e = 0; e < cmp; e++)
+                            bad[i] += memcmp((char *)rbuf + e * esize, (char *)ref + e * esize, esize) != 0;
+                }
+                unforce(&r);
+                PMPI_Allreduce(bad, gbad, BC_MAX_IMPL, MPI_INT, MPI_SUM, comm);
+            }
+            if (bc_measure(&r)) continue;
+            double pred[BC_MAX_IMPL];
+            for (int i = 1; i < r.nimpl; i++) {
+                const char *alg = strcmp(r.alg[i], "auto") ? r.alg[i] : r.served[i];
+                pred[i] = -1;
+                if (!vred_mpi_predict || !strcmp(alg, "mpi") ||
+                    vred_mpi_predict(bc_vnames[c], alg, comm, bytes, &pred[i]))
+                    pred[i] = -1;
+            }
+            if (rank) continue;
+            printf("  %-9zu %11.2f", bytes, r.med[0] * 1e6);
+            for (int i = 1; i < r.nimpl; i++) printf(" %13.2f", r.med[i] * 1e6);
+            for (int i = 1; i < r.nimpl; i++) printf(" %8.2f", r.med[0] / r.med[i]);
+            const char *autopick = "";
+            for (int i = 1; i < r.nimpl; i++)
+                if (!strcmp(r.alg[i], "auto")) autopick = r.served[i];
+            if (r.nimpl > 1) printf("  %-8s", autopick);
+            for (int i = 1; i < r.nimpl; i++)
+                if (strcmp(r.alg[i], "auto")) {
+                    if (pred[i] >= 0) printf(" %11.2f", pred[i] * 1e6);
+                    else printf(" %11s", "-");
+                }
+            if (validate) {
+                int any = 0;
+                for (int i = 1; i < r.nimpl; i++) any += gbad[i];
+                if (r.nimpl == 1) printf("  -");
+                else if (!any) printf("  ok");
+                else
+                    for (int i = 1; i < r.nimpl; i++)
+                        if (gbad[i]) printf("  FAIL %s: %d elements", r.alg[i], gbad[i]);
+                total_bad += any;
+            }
+            printf("\n");
+            fflush(stdout);
+            for (int i = 0; cf && i < r.nimpl; i++) {
+                char pv[32] = "";
+                if (i > 0 && pred[i] >= 0) snprintf(pv, sizeof pv, "%.3f", pred[i] * 1e6);
+                fprintf(cf, "%s,%s,%d,%d,%s,%s,%s,%s,%.4g,%zu,%zu,%s,%s,%d,%d,%.3f,%.3f,%.4f,%s,%s\n", lab, lib, p,
+                        nhosts, ns ? ns : "", bc_names[c], type, opname, sparsity, bytes, r.count,
+                        i ? r.alg[i] : "mpi", r.served[i], r.rounds, r.iters, r.med[i] * 1e6, r.min[i] * 1e6,
+                        r.med[0] / r.med[i], pv, !validate || !i ? "" : gbad[i] ? "FAIL" : "ok");
+            }
+            if (cf) fflush(cf);
+        }
+    }
+    if (cf) fclose(cf);
+    if (!rank && validate) printf("# validation: %s\n", total_bad ? "FAILED" : "all results bitwise equal to the MPI's");
+    free(sbuf), free(rbuf), free(ref);
+    return total_bad ? 1 : 0;
+}

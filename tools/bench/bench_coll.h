@@ -1,0 +1,60 @@
+/*
+ * vred-bench coll / tune: the reduction collectives, vred's algorithms (MPI_X after
+ * vred_mpi_force) against the MPI library's own (PMPI_X), timed OSU style on every rank.
+ */
+#ifndef VRED_BENCH_COLL_H
+#define VRED_BENCH_COLL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* From libvred-mpi.so. Weak: without it (vred-bench built against the plain libvred) they are
+ * NULL and only the MPI library's column is measured. */
+extern int vred_mpi_force(const char *collective, const char *algorithm) __attribute__((weak));
+extern const char *vred_mpi_last_alg(void) __attribute__((weak));
+extern int vred_mpi_predict(const char *collective, const char *algorithm, MPI_Comm comm,
+                            size_t bytes, double *seconds) __attribute__((weak));
+
+/* The collectives the benchmark knows. */
+typedef enum { BC_ALLREDUCE, BC_REDUCE, BC_RSB, BC_SCAN, BC_BCAST, BC_COUNT } bc_coll;
+
+extern const char *const bc_names[BC_COUNT];    /* allreduce, reduce, reduce_scatter_block, ... */
+extern const char *const bc_vnames[BC_COUNT];   /* vred's name for vred_mpi_force, or NULL */
+
+#define BC_MAX_IMPL 8
+
+/* One (collective, size) measurement: impl 0 is the MPI library (PMPI_X), impls 1.. are vred
+ * algorithms forced by name ("auto" included). Every rank calls with the same arguments. */
+typedef struct {
+    bc_coll coll;
+    MPI_Comm comm;
+    MPI_Datatype dt;
+    MPI_Op op;
+    size_t esize;
+    size_t count;              /* elements of the whole vector per rank */
+    int nimpl;                 /* 1 + number of algorithms */
+    const char *alg[BC_MAX_IMPL]; /* alg[0] unused (the MPI) */
+    int reps;                  /* rounds wanted (fewer for long calls, at least 5) */
+    double budget;             /* seconds for the whole measurement (roughly) */
+    const void *sbuf;          /* count elements */
+    void *rbuf;                /* count elements */
+    /* results (the same on every rank) */
+    double med[BC_MAX_IMPL], min[BC_MAX_IMPL]; /* seconds per call */
+    int rounds, iters;          /* rounds, calls of each implementation in all */
+    char served[BC_MAX_IMPL][16];             /* vred_mpi_last_alg after the impl's calls */
+} bc_run;
+
+/* Elements of the receive block of rsb: count / p. */
+int bc_rcount(const bc_run *r);
+/* Runs the measurement; 0, or -1 if the collective cannot run at this size. */
+int bc_measure(bc_run *r);
+/* Integer-valued test data: rank's input, with that fraction of elements zero. */
+void bc_fill(void *buf, MPI_Datatype dt, MPI_Op op, size_t count, unsigned seed, double sparsity);
+
+size_t bc_parse_bytes(const char *s);
+double bc_now(void);
+
+int cmd_coll(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
+
+#endif
