@@ -111,6 +111,139 @@ static size_t scalar_expand_bits(const unsigned char *mask, size_t mbytes, size_
 const vred_sparse_ops vred_sparse_scalar_ops = {
     scalar_handles, scalar_count, scalar_pack_bits, scalar_pack_idx, scalar_expand_bits};
 
+/* ---- AVX2 fallback, 4- and 8-byte elements (no compress instruction: permutation tables) ---- */
+#if defined(VRED_HAVE_AVX2) && defined(__x86_64__)
+#include <immintrin.h>
+#define AVX2_FN static __attribute__((target("avx2"), noinline))
+#define AVX2_AI static inline __attribute__((target("avx2"), always_inline))
+
+static uint32_t a2_comp[256][8]; /* lane mask -> its set lanes, in order */
+static uint32_t a2_exp[256][8];  /* lane mask -> lane j takes packed lane popcount(m & below j) */
+static uint8_t a2_pop[256], a2_pair[256], a2_spread[16];
+
+__attribute__((constructor)) static void a2_tables(void)
+{
+    for (unsigned m = 0; m < 256; m++) {
+        unsigned k = 0, pr = 0;
+        for (unsigned j = 0; j < 8; j++) {
+            a2_exp[m][j] = k;
+            if (m >> j & 1) a2_comp[m][k++] = j;
+        }
+        for (unsigned j = k; j < 8; j++) a2_comp[m][j] = 0;
+        a2_pop[m] = (uint8_t)k;
+        for (unsigned e = 0; e < 4; e++) pr |= (unsigned)((m >> (2 * e) & 3) != 0) << e;
+        a2_pair[m] = (uint8_t)pr;
+    }
+    for (unsigned e = 0; e < 16; e++) {
+        unsigned l = 0;
+        for (unsigned j = 0; j < 4; j++) l |= (e >> j & 1) * 3u << (2 * j);
+        a2_spread[e] = (uint8_t)l;
+    }
+}
+
+AVX2_AI __m256i a2_first(unsigned k) /* lanes < k all ones */
+{
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+static inline uint64_t a2_get_bits(const unsigned char *mask, size_t mbytes, size_t pos, unsigned ne)
+{
+    size_t byte = pos >> 3;
+    unsigned off = (unsigned)(pos & 7);
+    uint64_t lo = 0;
+    if (byte + 8 <= mbytes) memcpy(&lo, mask + byte, 8);
+    else memcpy(&lo, mask + byte, mbytes - byte);
+    return (lo >> off) & ((1ull << ne) - 1); /* ne <= 8 */
+}
+
+AVX2_AI size_t a2_pack(unsigned g, int idx_fmt, const unsigned char *src, size_t n, size_t cap,
+                       unsigned char *aux, unsigned char *vals)
+{
+    const unsigned E = 8 / g;
+    const size_t es = 4 * g;
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), zero = _mm256_setzero_si256();
+    size_t cnt = 0;
+    uint64_t acc = 0;
+    unsigned nb = 0;
+    for (size_t i = 0; i < n; i += E) {
+        unsigned ne = (unsigned)(n - i < E ? n - i : E);
+        __m256i v = _mm256_maskload_epi32((const int *)(const void *)(src + i * es), a2_first(ne * g));
+        unsigned m = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))) & 0xffu;
+        unsigned e = g == 1 ? m : a2_pair[m], lm = g == 1 ? m : a2_spread[e];
+        unsigned pc = a2_pop[e];
+        if (pc > cap - cnt) return SIZE_MAX;
+        __m256i c = _mm256_permutevar8x32_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)a2_comp[lm]));
+        _mm256_maskstore_epi32((int *)(void *)(vals + cnt * es), a2_first(pc * g), c);
+        if (idx_fmt) {
+            __m256i ix = _mm256_add_epi32(iota, _mm256_set1_epi32((int)(uint32_t)i));
+            ix = _mm256_permutevar8x32_epi32(ix, _mm256_loadu_si256((const __m256i *)(const void *)a2_comp[e]));
+            _mm256_maskstore_epi32((int *)(void *)(aux + 4 * cnt), a2_first(pc), ix);
+        } else {
+            acc |= (uint64_t)e << nb;
+            nb += ne;
+            if (nb == 64) { memcpy(aux, &acc, 8); aux += 8; acc = 0; nb = 0; }
+        }
+        cnt += pc;
+    }
+    if (!idx_fmt && nb) memcpy(aux, &acc, 8);
+    return cnt;
+}
+
+AVX2_AI size_t a2_expand(unsigned g, const unsigned char *mask, size_t mbytes, size_t pos, size_t k,
+                         const unsigned char *vals, unsigned char *dst)
+{
+    const unsigned E = 8 / g;
+    const size_t es = 4 * g;
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    size_t cnt = 0;
+    for (size_t j = 0; j < k; j += E) {
+        unsigned ne = (unsigned)(k - j < E ? k - j : E);
+        unsigned e = (unsigned)a2_get_bits(mask, mbytes, pos + j, ne);
+        unsigned lm = g == 1 ? e : a2_spread[e], pc = a2_pop[e];
+        __m256i v = _mm256_maskload_epi32((const int *)(const void *)(vals + cnt * es), a2_first(pc * g));
+        __m256i x = _mm256_permutevar8x32_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)a2_exp[lm]));
+        __m256i keep = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)lm), bit), bit);
+        _mm256_maskstore_epi32((int *)(void *)(dst + j * es), a2_first(ne * g), _mm256_and_si256(x, keep));
+        cnt += pc;
+    }
+    return cnt;
+}
+
+static int a2_handles(size_t esize) { return esize == 4 || esize == 8; }
+AVX2_FN size_t a2_count(const unsigned char *src, size_t n, size_t esize)
+{
+    if (esize != 4 && esize != 8) return scalar_count(src, n, esize);
+    const unsigned g = (unsigned)esize / 4, E = 8 / g;
+    const __m256i zero = _mm256_setzero_si256();
+    size_t c = 0;
+    for (size_t i = 0; i < n; i += E) {
+        unsigned ne = (unsigned)(n - i < E ? n - i : E);
+        __m256i v = _mm256_maskload_epi32((const int *)(const void *)(src + i * esize), a2_first(ne * g));
+        unsigned m = ~(unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))) & 0xffu;
+        c += a2_pop[g == 1 ? m : a2_pair[m]];
+    }
+    return c;
+}
+AVX2_FN size_t a2_pack_bits(const unsigned char *src, size_t n, size_t esize, size_t cap,
+                            unsigned char *mask, unsigned char *vals)
+{
+    return esize == 4 ? a2_pack(1, 0, src, n, cap, mask, vals) : a2_pack(2, 0, src, n, cap, mask, vals);
+}
+AVX2_FN size_t a2_pack_idx(const unsigned char *src, size_t n, size_t esize, size_t cap,
+                           unsigned char *idx, unsigned char *vals)
+{
+    return esize == 4 ? a2_pack(1, 1, src, n, cap, idx, vals) : a2_pack(2, 1, src, n, cap, idx, vals);
+}
+AVX2_FN size_t a2_expand_bits(const unsigned char *mask, size_t mbytes, size_t pos, size_t k,
+                              const unsigned char *vals, size_t esize, unsigned char *dst)
+{
+    return esize == 4 ? a2_expand(1, mask, mbytes, pos, k, vals, dst)
+                      : a2_expand(2, mask, mbytes, pos, k, vals, dst);
+}
+static const vred_sparse_ops avx2_ops = {a2_handles, a2_count, a2_pack_bits, a2_pack_idx,
+                                         a2_expand_bits};
+#endif
+
 /* The table of the active ISA for this esize (the VRED_ISA cap is respected). */
 static const vred_sparse_ops *ops_for(size_t esize, int for_count)
 {
@@ -118,6 +251,9 @@ static const vred_sparse_ops *ops_for(size_t esize, int for_count)
     const vred_sparse_ops *o = NULL;
 #if defined(VRED_HAVE_AVX512)
     if (isa == VRED_ISA_AVX512) o = vred_sparse_avx512_ops();
+#endif
+#if defined(VRED_HAVE_AVX2) && defined(__x86_64__)
+    if (isa == VRED_ISA_AVX2 && vred_isa_supported(VRED_ISA_AVX2)) o = &avx2_ops;
 #endif
 #if defined(VRED_HAVE_SVE)
     if (isa == VRED_ISA_SVE) o = vred_sparse_sve_ops();

@@ -2,11 +2,11 @@
  * vred-kbench sparse: pack and unpack rates of the Bits and Idx formats vs density.
  *
  *   vred-kbench sparse [--mib 1,64] [--esize 4] [--density 0,1,5,10,...,100] [--reps N]
- *                      [--link-gbs 2.0]
+ *                      [--link-gbs 2.0] [--isa NAME]
  *
  * For each array size and density (fraction of non-zero elements, uniformly placed), times
  * vred_sparse_pack and vred_sparse_unpack (which validates the message first) of both formats,
- * under the scalar cap and under the best ISA; prints the medians in GB/s of dense data
+ * under the scalar cap and under the best ISA (or --isa NAME); prints the medians in GB/s of dense data
  * (n * esize / time). Then the cost model t = D*(a + b*d + c*4d(1-d)) fitted by least squares over the densities
  * (the constants of vred_sparse_choose), and for the link rate the measured total time
  * pack + send + unpack against a dense send, with the break-even density of each format and
@@ -98,6 +98,7 @@ int kbench_sparse(int argc, char **argv)
     double mib[8] = {1, 64}, dens[64], link_gbs = 2.0;
     int nmib = 2, ndens = 0, reps = 0;
     size_t es = 4;
+    vred_isa vec_isa = VRED_ISA_COUNT; /* the "vector" column: no cap = the best ISA */
     dens[ndens++] = 0;
     dens[ndens++] = 1;
     for (int d = 5; d <= 100; d += 5) dens[ndens++] = d;
@@ -108,6 +109,14 @@ int kbench_sparse(int argc, char **argv)
         else if (!strcmp(a, "--esize") && val) { es = (size_t)atol(val); i++; }
         else if (!strcmp(a, "--reps") && val) { reps = atoi(val); i++; }
         else if (!strcmp(a, "--link-gbs") && val) { link_gbs = atof(val); i++; }
+        else if (!strcmp(a, "--isa") && val) {
+            vec_isa = vred_isa_from_name(val);
+            if (vec_isa == VRED_ISA_COUNT || !vred_isa_supported(vec_isa)) {
+                fprintf(stderr, "unknown or unsupported ISA %s\n", val);
+                return 2;
+            }
+            i++;
+        }
         else {
             fprintf(stderr, "usage: vred-kbench sparse [--mib 1,64] [--esize 4] [--density 0,1,5,...,100]"
                             " [--reps N] [--link-gbs 2.0]\n");
@@ -115,7 +124,7 @@ int kbench_sparse(int argc, char **argv)
         }
     }
     if (nmib <= 0 || ndens <= 0 || !es) { fprintf(stderr, "bad list\n"); return 2; }
-    vred_isa best = vred_isa_best();
+    vred_isa best = vec_isa == VRED_ISA_COUNT ? vred_isa_best() : vec_isa;
     printf("vred-kbench sparse: esize %zu, best ISA %s%s, link %.2f GB/s; rates in GB/s of dense data"
            " (n*esize/time), medians\n",
            es, vred_isa_name(best), best == VRED_ISA_AVX512 && vred_cpu()->avx512_vbmi2 ? " (VBMI2)" : "",
@@ -138,10 +147,10 @@ int kbench_sparse(int argc, char **argv)
             fill(src, n, es, dens[d] / 100.0);
             size_t nnz = vred_sparse_nonzeros(src, n, es);
             for (int c = 0; c < 2; c++) {
-                vred_isa_cap(c ? VRED_ISA_COUNT : VRED_ISA_SCALAR);
+                vred_isa_cap(c ? vec_isa : VRED_ISA_SCALAR);
                 measure(src, n, es, r, pk, out, T[d][c]);
             }
-            vred_isa_cap(VRED_ISA_COUNT);
+            vred_isa_cap(vec_isa);
             printf("%6.1f %7.3f %7.3f", dens[d],
                    (double)vred_sparse_packed_size(VRED_FMT_BITS, n, es, nnz) / (double)D,
                    (double)vred_sparse_packed_size(VRED_FMT_IDX, n, es, nnz) / (double)D);
