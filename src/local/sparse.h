@@ -5,7 +5,8 @@
  * A "zero" is an element whose bytes are all zero: -0.0 is a non-zero, so packing is lossless for
  * every type and op. Any element size (esize >= 1) works; 4/8-byte elements (and any multiple of 4
  * up to 64) use VPCOMPRESSD/VPEXPANDD (AVX-512) or COMPACT/TBL (SVE), 1/2-byte and other sizes up to
- * 64 bytes VPCOMPRESSB/W with VBMI2; the rest is scalar. Buffers may start at any byte address.
+ * 64 bytes VPCOMPRESSB/W with VBMI2, 4/8-byte VPERMD tables under an AVX2 cap; the rest is scalar.
+ * The ISA is vred_isa_active()'s (VRED_ISA caps it). Buffers may start at any byte address.
  *
  * Packed layout (native byte order; every field unaligned-safe):
  *   header, 32 bytes: u32 magic "VRSP", u8 format, u8 version (1), u16 0, u32 esize, u32 0,
