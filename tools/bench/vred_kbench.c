@@ -23,6 +23,7 @@
 #include <math.h>
 #include "vred.h"
 #include "bench_common.h"
+#include "kbench.h"
 #include "kernel.h"
 #include "dispatch.h"
 
@@ -286,6 +287,8 @@ static int cmd_tails(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "tails")) return cmd_tails(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "sparse")) return kbench_sparse(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "threads")) return kbench_threads(argc - 2, argv + 2);
     usage(argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? stdout : stderr);
     return argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? 0 : 2;
 }

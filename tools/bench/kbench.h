@@ -1,0 +1,8 @@
+/* Subcommands of vred-kbench, one file each: argc/argv after the subcommand name. */
+#ifndef VRED_KBENCH_H
+#define VRED_KBENCH_H
+
+int kbench_sparse(int argc, char **argv);  /* kbench_sparse.c: pack/unpack rates vs density */
+int kbench_threads(int argc, char **argv); /* kbench_threads.c: 1 vs N threads, 64 KiB-128 MiB */
+
+#endif
