@@ -1,12 +1,15 @@
 /*
- * MPI_Finalize: from here on every call goes to the MPI library untouched. Without this, tables
- * built while MPI ran would keep serving MPI_Reduce_local after MPI_Finalize, where the MPI itself
- * reports an error (the standard makes such a call erroneous).
+ * MPI_Finalize: vred frees what it keeps on MPI_COMM_WORLD/SELF while the MPI still runs, and
+ * from here on every call goes to the MPI library untouched. Without this, tables built while
+ * MPI ran would keep serving MPI_Reduce_local after MPI_Finalize, where the MPI itself reports an
+ * error (the standard makes such a call erroneous).
  */
+#include "comm.h"
 #include "types.h"
 
 __attribute__((visibility("default"))) int MPI_Finalize(void)
 {
+    vred_comm_finalize();
     __atomic_store_n(&vred_mpi_state, VRED_MPI_FINALIZED, __ATOMIC_RELEASE);
     return PMPI_Finalize();
 }

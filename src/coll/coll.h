@@ -1,0 +1,98 @@
+/*
+ * The collectives layer: one argument block and one signature for every algorithm of every
+ * reduction collective. The PMPI front (src/mpi/) fills the block, select.c picks the algorithm,
+ * the algorithm runs on vred's private duplicate of the user's communicator with the MPI
+ * library's own point-to-point calls (p2p/msg.c).
+ */
+#ifndef VRED_COLL_H
+#define VRED_COLL_H
+
+#include <stddef.h>
+#include <mpi.h>
+#include "config.h"
+#include "kernels/dispatch.h"
+#include "scratch.h"
+
+/* Cost-model parameters (model.c): seconds per message, seconds per byte on the wire, seconds
+ * per byte of reduction (gamma); one set for links inside a node and one between nodes. */
+typedef struct {
+    double alpha_node, beta_node; /* between ranks of one node (the MPI's shared-memory path) */
+    double alpha_net, beta_net;   /* between nodes */
+    double gamma;                 /* local reduction, per byte of one operand */
+    double mpi_min_bytes[VRED_COLL_COUNT]; /* below this, the MPI library's own algorithm wins */
+} vred_model;
+
+/* What vred knows of a communicator, cached on it (src/mpi/comm.c). */
+typedef struct {
+    MPI_Comm comm;      /* vred's private duplicate: its messages never meet the user's */
+    int rank, size;
+    int nodes;          /* nodes the communicator spans (VRED_NODE_SIZE or MPI_COMM_TYPE_SHARED) */
+    int ppn;            /* most ranks on one node */
+    vred_model model;   /* identical on every rank of the communicator (broadcast at creation) */
+    vred_scratch scratch;
+} vred_comm;
+
+typedef struct {
+    const vred_comm *vc;
+    MPI_Comm comm;           /* = vc->comm */
+    int rank, size;
+    vred_scratch *scratch;   /* the communicator's cached buffers */
+    const vred_entry *e;     /* the kernel: e->fn(in, inout, out, count * e->scale) */
+    size_t esize;            /* bytes per element */
+    vred_op op;
+    vred_type type;
+    /* The front never passes MPI_IN_PLACE: in place, sbuf == rbuf (reduce_scatter: the whole
+     * input in rbuf, the result to rbuf[0 .. counts[rank])). */
+    const void *sbuf;
+    void *rbuf;              /* reduce: significant at the root only */
+    size_t count;            /* elements: reduce, allreduce, scan; reduce_scatter: the sum */
+    const size_t *counts;    /* reduce_scatter: elements of each rank's block; else NULL */
+    int root;                /* reduce */
+    int exclusive;           /* scan: 1 = MPI_Exscan */
+} vred_coll_args;
+
+/* Every algorithm: MPI_SUCCESS or an MPI error class. */
+typedef int (*vred_coll_fn)(const vred_coll_args *a);
+
+/* The algorithms (src/coll/p2p/). Each handles any size, any root, count 0, sbuf == rbuf. */
+int vred_reduce_binomial(const vred_coll_args *a);
+int vred_reduce_redscat(const vred_coll_args *a);
+int vred_reduce_ring(const vred_coll_args *a);
+int vred_allreduce_binomial(const vred_coll_args *a);
+int vred_allreduce_redscat(const vred_coll_args *a);
+int vred_allreduce_ring(const vred_coll_args *a);
+int vred_allreduce_recdbl(const vred_coll_args *a);
+int vred_reduce_scatter_binomial(const vred_coll_args *a);
+int vred_reduce_scatter_redscat(const vred_coll_args *a);
+int vred_reduce_scatter_ring(const vred_coll_args *a);
+int vred_scan_recdbl(const vred_coll_args *a);
+
+/* select.c: the algorithm for this call (VRED_<COLL>_ALG, else the rule table); NULL = let the
+ * MPI library do it. Depends only on arguments that are equal on every rank. */
+vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen);
+/* Predicted seconds of `alg` for `coll` on `bytes` (the cost model; < 0 if not applicable). */
+double vred_predict(vred_coll coll, vred_alg alg, const vred_comm *vc, size_t bytes);
+/* Force an algorithm at run time (tests, benchmarks): 0, or -1 if coll has no such algorithm. */
+int vred_select_force(vred_coll coll, vred_alg alg);
+
+/* model.c: the built-in parameters, or those of VRED_TUNE_FILE. */
+void vred_model_load(vred_model *m);
+int vred_model_write(const vred_model *m, const char *path);
+
+/* Element block of rank i when count elements are split over p ranks as evenly as possible. */
+static inline size_t vred_block_lo(size_t count, int p, int i)
+{
+    size_t q = count / (size_t)p, r = count % (size_t)p;
+    return (size_t)i * q + ((size_t)i < r ? (size_t)i : r);
+}
+
+static inline char *vred_at(const void *base, size_t elems, size_t esize)
+{
+    return (char *)base + elems * esize;
+}
+
+/* out = a op b over n elements (a is MPI's `in`, the left operand), split across threads when
+ * large (local/threads.c). */
+void vred_coll_reduce3(const vred_coll_args *a, const void *x, const void *y, void *out, size_t n);
+
+#endif

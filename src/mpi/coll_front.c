@@ -1,0 +1,89 @@
+#include <string.h>
+#include "coll_front.h"
+#include "comm.h"
+#include "types.h"
+
+/* The algorithm of this thread's last reduction collective (vred_mpi_last_alg). */
+static __thread vred_alg last_alg = VRED_ALG_MPI;
+
+void vred_front_passed(void) { last_alg = VRED_ALG_MPI; }
+
+int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op)
+{
+    vred_type vt;
+    vred_op vo;
+    if (vred_mpi_disabled || !vred_mpi_map(datatype, op, &vt, &vo)) return 0;
+    vred_comm *vc = vred_comm_get(comm);
+    if (!vc) return 0;
+    memset(a, 0, sizeof *a);
+    a->vc = vc;
+    a->comm = vc->comm;
+    a->rank = vc->rank;
+    a->size = vc->size;
+    a->scratch = &vc->scratch;
+    a->e = &vred_entries[vo][vt];
+    a->esize = vred_type_size(vt);
+    a->op = vo;
+    a->type = vt;
+    return 1;
+}
+
+/* One rank: the result is the input. */
+static void single(vred_coll coll, const vred_coll_args *a)
+{
+    size_t bytes = (coll == VRED_COLL_REDUCE_SCATTER ? a->counts[0] : a->count) * a->esize;
+    if (coll == VRED_COLL_SCAN && a->exclusive) return; /* rank 0's result is undefined */
+    if (a->sbuf != a->rbuf && bytes) memcpy(a->rbuf, a->sbuf, bytes);
+}
+
+int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_comm)
+{
+    vred_alg alg;
+    vred_coll_fn fn = vred_select(coll, a->vc, a->count * a->esize, &alg);
+    last_alg = alg;
+    if (!fn) return 0;
+    *rc = MPI_SUCCESS;
+    if (a->count == 0) return 1;
+    if (a->size == 1) single(coll, a);
+    else *rc = fn(a);
+    if (*rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(user_comm, *rc);
+    return 1;
+}
+
+VRED_API int vred_mpi_force(const char *collective, const char *algorithm);
+VRED_API const char *vred_mpi_last_alg(void);
+
+int vred_mpi_force(const char *collective, const char *algorithm)
+{
+    for (int c = 0; c < VRED_COLL_COUNT; c++)
+        if (!strcmp(collective, vred_coll_name((vred_coll)c)))
+            for (int g = 0; g < VRED_ALG_COUNT; g++)
+                if (!strcmp(algorithm, vred_alg_name((vred_alg)g)))
+                    return vred_select_force((vred_coll)c, (vred_alg)g);
+    return -1;
+}
+
+const char *vred_mpi_last_alg(void) { return vred_alg_name(last_alg); }
+
+VRED_API int vred_mpi_predict(const char *collective, const char *algorithm, MPI_Comm comm,
+                              size_t bytes, double *seconds);
+
+/* The cost model's prediction for (collective, algorithm) on comm (collective over comm the
+ * first time, as any vred collective); 0, or -1 for an unknown pair or communicator. */
+int vred_mpi_predict(const char *collective, const char *algorithm, MPI_Comm comm, size_t bytes,
+                     double *seconds)
+{
+    if (!vred_mpi_tables_init()) return -1;
+    vred_comm *vc = vred_comm_get(comm);
+    if (!vc) return -1;
+    for (int c = 0; c < VRED_COLL_COUNT; c++)
+        if (!strcmp(collective, vred_coll_name((vred_coll)c)))
+            for (int g = 0; g < VRED_ALG_COUNT; g++)
+                if (!strcmp(algorithm, vred_alg_name((vred_alg)g))) {
+                    double t = vred_predict((vred_coll)c, (vred_alg)g, vc, bytes);
+                    if (t < 0) return -1;
+                    *seconds = t;
+                    return 0;
+                }
+    return -1;
+}

@@ -1,0 +1,130 @@
+/*
+ * Per-communicator state. The private communicator is made with PMPI_Comm_split (same group,
+ * same order) rather than PMPI_Comm_dup, which would run the user's attribute copy callbacks.
+ * Node structure: ranks with the same node key share a node; the key is the world rank of the
+ * node's first rank (MPI_COMM_TYPE_SHARED) or world rank / VRED_NODE_SIZE.
+ */
+#include <stdlib.h>
+#include <pthread.h>
+#include "comm.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+
+static void destroy(vred_comm *vc)
+{
+    if (vc->comm != MPI_COMM_NULL) PMPI_Comm_free(&vc->comm);
+    vred_scratch_free(&vc->scratch);
+    free(vc);
+}
+
+static int delete_fn(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    destroy(val);
+    return MPI_SUCCESS;
+}
+
+static void make_keyval(void)
+{
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+/* This rank's node key (equal on exactly the ranks of its node). */
+static int node_key(MPI_Comm comm)
+{
+    int wrank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    int k = vred_config_get()->node_size;
+    if (k > 0) return wrank / k;
+    MPI_Comm node;
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return wrank; /* cannot tell: every rank its own node */
+    int key = wrank;
+    PMPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT, MPI_MIN, node);
+    PMPI_Comm_free(&node);
+    return key;
+}
+
+/* nodes and ranks per node from every rank's node key. */
+static int shape(vred_comm *vc, int key)
+{
+    int p = vc->size, *keys = malloc((size_t)p * sizeof *keys);
+    if (!keys) return MPI_ERR_NO_MEM;
+    int rc = PMPI_Allgather(&key, 1, MPI_INT, keys, 1, MPI_INT, vc->comm);
+    if (rc == MPI_SUCCESS) {
+        qsort(keys, (size_t)p, sizeof *keys, cmp_int);
+        vc->nodes = 0;
+        vc->ppn = 0;
+        for (int i = 0, run = 0; i < p; i++) {
+            run = i && keys[i] == keys[i - 1] ? run + 1 : 1;
+            if (run == 1) vc->nodes++;
+            if (run > vc->ppn) vc->ppn = run;
+        }
+    }
+    free(keys);
+    return rc;
+}
+
+static vred_comm *create(MPI_Comm comm)
+{
+    vred_comm *vc = calloc(1, sizeof *vc);
+    if (!vc) return NULL;
+    vc->comm = MPI_COMM_NULL;
+    int rank = 0, key;
+    PMPI_Comm_rank(comm, &rank);
+    if (PMPI_Comm_split(comm, 0, rank, &vc->comm) != MPI_SUCCESS) goto fail;
+    PMPI_Comm_rank(vc->comm, &vc->rank);
+    PMPI_Comm_size(vc->comm, &vc->size);
+    key = node_key(vc->comm);
+    if (shape(vc, key) != MPI_SUCCESS) goto fail;
+    /* One model for the whole communicator, so that every rank selects alike. */
+    if (vc->rank == 0) vred_model_load(&vc->model);
+    if (PMPI_Bcast(&vc->model, sizeof vc->model, MPI_BYTE, 0, vc->comm) != MPI_SUCCESS) goto fail;
+    return vc;
+fail:
+    destroy(vc);
+    return NULL;
+}
+
+vred_comm *vred_comm_get(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) return NULL;
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return NULL;
+    pthread_once(&keyval_once, make_keyval);
+    if (keyval == MPI_KEYVAL_INVALID) return NULL;
+    void *val = NULL;
+    int flag = 0;
+    if (PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS) return NULL;
+    if (flag) return val;
+    /* Every rank of comm gets here on the same call: creation is collective and consistent. */
+    vred_comm *vc = create(comm);
+    if (!vc) return NULL;
+    if (PMPI_Comm_set_attr(comm, keyval, vc) != MPI_SUCCESS) {
+        destroy(vc);
+        return NULL;
+    }
+    return vc;
+}
+
+void vred_comm_finalize(void)
+{
+    if (keyval == MPI_KEYVAL_INVALID) return;
+    /* Deleting the attribute runs delete_fn, which frees the private communicator while MPI
+     * still runs. */
+    MPI_Comm comms[2] = {MPI_COMM_WORLD, MPI_COMM_SELF};
+    for (int i = 0; i < 2; i++) {
+        void *val;
+        int flag = 0;
+        if (PMPI_Comm_get_attr(comms[i], keyval, &val, &flag) == MPI_SUCCESS && flag)
+            PMPI_Comm_delete_attr(comms[i], keyval);
+    }
+    PMPI_Comm_free_keyval(&keyval);
+}

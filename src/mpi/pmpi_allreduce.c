@@ -1,0 +1,35 @@
+/* MPI_Allreduce (+ _c) through vred's algorithms; see coll_front.h for what passes through. */
+#include "coll_front.h"
+
+static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, int *rc)
+{
+    vred_coll_args a;
+    if (count < 0 || recvbuf == MPI_IN_PLACE) return 0;
+    if (count > 0 && (!recvbuf || !sendbuf)) return 0;
+    if (!vred_front_begin(&a, comm, datatype, op)) return 0;
+    a.rbuf = recvbuf;
+    a.sbuf = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    a.count = (size_t)count;
+    return vred_front_run(VRED_COLL_ALLREDUCE, &a, rc, comm);
+}
+
+VRED_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    if (serve(sendbuf, recvbuf, count, datatype, op, comm, &rc)) return rc;
+    vred_front_passed();
+    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+#if MPI_VERSION >= 4
+VRED_MPI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    int rc;
+    if (serve(sendbuf, recvbuf, count, datatype, op, comm, &rc)) return rc;
+    vred_front_passed();
+    return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+#endif

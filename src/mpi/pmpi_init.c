@@ -1,0 +1,35 @@
+/*
+ * MPI_Init / MPI_Init_thread: once the MPI runs, find how many cores this rank has to itself
+ * (the VRED_THREADS default: cores in its affinity mask that no other rank of its node has).
+ * This is the one moment every rank of MPI_COMM_WORLD is sure to be making the same call.
+ */
+#include "affinity.h"
+#include "config.h"
+#include "local/threads.h"
+#include "types.h"
+
+static void after_init(void)
+{
+    if (vred_mpi_disabled || vred_config_get()->threads) return;
+    MPI_Comm node;
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return;
+    vred_threads_set_auto(vred_mpi_exclusive_cores(node));
+    PMPI_Comm_free(&node);
+}
+
+__attribute__((visibility("default"))) int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) after_init();
+    return rc;
+}
+
+__attribute__((visibility("default"))) int MPI_Init_thread(int *argc, char ***argv, int required,
+                                                           int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) after_init();
+    return rc;
+}

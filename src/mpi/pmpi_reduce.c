@@ -1,0 +1,40 @@
+/* MPI_Reduce (+ _c) through vred's algorithms; see coll_front.h for what passes through. */
+#include "coll_front.h"
+
+static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op, int root, MPI_Comm comm, int *rc)
+{
+    vred_coll_args a;
+    if (count < 0) return 0;
+    if (!vred_front_begin(&a, comm, datatype, op)) return 0;
+    if (root < 0 || root >= a.size) return 0;
+    int at_root = a.rank == root;
+    /* MPI_IN_PLACE is the root's send buffer only; the receive buffer matters at the root only. */
+    if (recvbuf == MPI_IN_PLACE || (!at_root && sendbuf == MPI_IN_PLACE)) return 0;
+    if (count > 0 && (!sendbuf || (at_root && !recvbuf))) return 0;
+    a.rbuf = at_root ? recvbuf : NULL;
+    a.sbuf = at_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    a.count = (size_t)count;
+    a.root = root;
+    return vred_front_run(VRED_COLL_REDUCE, &a, rc, comm);
+}
+
+VRED_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    int rc;
+    if (serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc)) return rc;
+    vred_front_passed();
+    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+#if MPI_VERSION >= 4
+VRED_MPI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    int rc;
+    if (serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc)) return rc;
+    vred_front_passed();
+    return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+#endif
