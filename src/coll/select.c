@@ -1,7 +1,8 @@
 /*
  * Which algorithm serves a call: VRED_<COLL>_ALG (or vred_select_force) if set, else the rule
  * table below. The table lists, per collective, the algorithms vred has with the alpha-beta-
- * gamma cost of each (the third paper's model, sec. III); the cheapest predicted one is chosen,
+ * gamma cost of each (the third paper's model, sec. III, with the overlap vred's pipelining
+ * adds); the cheapest predicted one is chosen,
  * except that below the measured size mpi_min_bytes the MPI library's own algorithm (tuned,
  * closer to the transport than PMPI_Isend) serves the call. Every input is equal on all ranks
  * (bytes, communicator shape, model broadcast from rank 0), so all ranks choose alike.
@@ -12,65 +13,92 @@
 
 typedef double (*cost_fn)(double n, double p, double alpha, double beta, double gamma);
 
-/* Extra cost of the non-power-of-two step: pair swap (2 alpha + N beta + N/2 gamma). */
-static double pow2_extra(double n, double p, double alpha, double beta, double gamma)
+/*
+ * The paper's model assumes no overlap of reduction and transfer: a step that receives and
+ * folds n bytes costs alpha + n beta + n gamma. vred's receiver folds each 256 KiB segment while
+ * the next ones are on the wire (p2p/msg.c), so such a step costs alpha + max(n beta, n gamma)
+ * plus the fold of the last segment; a step that only moves data costs alpha + n beta.
+ */
+enum { SEG = 256 << 10 };
+
+static double fold(double n, double al, double be, double ga)
 {
-    double p2 = pow(2, floor(log2(p)));
-    return p2 == p ? 0 : 2 * alpha + n * beta + n / 2 * gamma;
+    return al + fmax(n * be, n * ga) + fmin(n, SEG) * ga;
+}
+static double move(double n, double al, double be) { return al + n * be; }
+static double lg(double p) { return ceil(log2(p)); }
+static double pow2_below(double p) { return pow(2, floor(log2(p))); }
+
+/* The non-power-of-two pairing: swap halves and fold one (2 alpha + N beta + N/2 gamma in the
+ * paper), then the odd member's half goes to the even one. */
+static double pairing(double n, double p, double al, double be, double ga)
+{
+    return pow2_below(p) == p ? 0 : fold(n / 2, al, be, ga) + move(n / 2, al, be);
 }
 
-static double lg(double p) { return ceil(log2(p)); }
+/* Recursive halving over p2 ranks: log p2 folds of n/2, n/4, ... */
+static double halving(double n, double p2, double al, double be, double ga)
+{
+    double t = 0;
+    for (double m = n / 2; p2 > 1; p2 /= 2, m /= 2) t += fold(m, al, be, ga);
+    return t;
+}
+/* Its mirror: the binomial gather or the recursive-doubling allgather (n/p2, 2n/p2, ... n/2). */
+static double doubling(double n, double p2, double al, double be)
+{
+    double t = 0;
+    for (double m = n / 2; p2 > 1; p2 /= 2, m /= 2) t += move(m, al, be);
+    return t;
+}
 
 static double c_reduce_binomial(double n, double p, double al, double be, double ga)
 {
-    return lg(p) * (al + n * be + n * ga);
+    return lg(p) * fold(n, al, be, ga);
 }
 static double c_reduce_redscat(double n, double p, double al, double be, double ga)
 {
-    return 2 * al * lg(p) + 2 * (p - 1) / p * n * be + (p - 1) / p * n * ga +
-           pow2_extra(n, p, al, be, ga);
+    double p2 = pow2_below(p);
+    return pairing(n, p, al, be, ga) + halving(n, p2, al, be, ga) + doubling(n, p2, al, be);
 }
 static double c_reduce_ring(double n, double p, double al, double be, double ga)
 {
     /* p-1 ring steps, then p-1 blocks gathered by the root one after the other. */
-    return 2 * (p - 1) * al + 2 * (p - 1) / p * n * be + (p - 1) / p * n * ga;
-}
-static double c_bcast_binomial(double n, double p, double al, double be)
-{
-    return lg(p) * (al + n * be);
+    return (p - 1) * (fold(n / p, al, be, ga) + move(n / p, al, be));
 }
 static double c_allreduce_binomial(double n, double p, double al, double be, double ga)
 {
-    return c_reduce_binomial(n, p, al, be, ga) + c_bcast_binomial(n, p, al, be);
+    return lg(p) * (fold(n, al, be, ga) + move(n, al, be));
 }
 static double c_allreduce_redscat(double n, double p, double al, double be, double ga)
 {
-    double p2 = pow(2, floor(log2(p)));
-    return 2 * al * lg(p2) + 2 * (p2 - 1) / p2 * n * be + (p2 - 1) / p2 * n * ga +
-           pow2_extra(n, p, al, be, ga) + (p2 == p ? 0 : al + n * be);
+    double p2 = pow2_below(p);
+    return pairing(n, p, al, be, ga) + halving(n, p2, al, be, ga) + doubling(n, p2, al, be) +
+           (p2 == p ? 0 : move(n, al, be));
 }
 static double c_allreduce_ring(double n, double p, double al, double be, double ga)
 {
-    return 2 * (p - 1) * al + 2 * (p - 1) / p * n * be + (p - 1) / p * n * ga;
+    return (p - 1) * (fold(n / p, al, be, ga) + move(n / p, al, be));
 }
 static double c_allreduce_recdbl(double n, double p, double al, double be, double ga)
 {
-    double p2 = pow(2, floor(log2(p)));
-    return lg(p2) * (al + n * be + n * ga) + (p2 == p ? 0 : 2 * (al + n * be) + n * ga);
+    /* Each exchange sends the buffer being folded: received whole, then folded (no overlap). */
+    double p2 = pow2_below(p);
+    return lg(p2) * (al + n * be + n * ga) +
+           (p2 == p ? 0 : fold(n, al, be, ga) + move(n, al, be));
 }
 static double c_rs_binomial(double n, double p, double al, double be, double ga)
 {
-    return c_reduce_binomial(n, p, al, be, ga) + (p - 1) * al + (p - 1) / p * n * be;
+    return c_reduce_binomial(n, p, al, be, ga) + (p - 1) * move(n / p, al, be);
 }
 static double c_rs_redscat(double n, double p, double al, double be, double ga)
 {
-    double p2 = pow(2, floor(log2(p)));
-    return al * lg(p2) + (p2 - 1) / p2 * n * (be + ga) + pow2_extra(n, p, al, be, ga) +
-           (p2 == p ? 0 : al + n / p * be);
+    double p2 = pow2_below(p);
+    return pairing(n, p, al, be, ga) + halving(n, p2, al, be, ga) +
+           (p2 == p ? 0 : move(n / p, al, be));
 }
 static double c_rs_ring(double n, double p, double al, double be, double ga)
 {
-    return (p - 1) * al + (p - 1) / p * n * (be + ga);
+    return (p - 1) * fold(n / p, al, be, ga);
 }
 static double c_scan_recdbl(double n, double p, double al, double be, double ga)
 {
