@@ -15,6 +15,7 @@ enum {
     VRED_SCRATCH_PACK_OUT, /* msg.c: a compressed message being sent */
     VRED_SCRATCH_PACK_IN,  /* msg.c: a compressed message received */
     VRED_SCRATCH_REQS,     /* msg.c: request arrays */
+    VRED_SCRATCH_STATUS,   /* msg.c: statuses of a message received whole */
     VRED_SCRATCH_SLOTS
 };
 

@@ -1,12 +1,19 @@
 /*
  * The message engine of the point-to-point algorithms (see msg.h for the wire protocol).
  *
- * A call posts every outgoing piece at once (MPI_Isend), then drives the incoming side: a
- * window of VRED_MSG_WINDOW segment receives, each segment folded as soon as it lands
- * (PMPI_Waitany) and its receive reposted for the next one. The fold of a segment thus overlaps
- * the transfer of the following ones, and reads the received data from cache. A segment lands in
- * its place in `out` and is folded there when `out` is not the local operand (two streams, not
- * three: at 1 MiB this alone took the fold from 82 to ~40 us), else in a ring of scratch slots.
+ * A message is a run of segments cut the same way on both sides. The sender posts every segment
+ * at once (PMPI_Isend), each either dense (VRED_TAG_DENSE) or, when VRED_SPARSE allows and the
+ * segment's data is sparse enough, packed as Bits or Idx (VRED_TAG_SPARSE; local/sparse.c).
+ * The receiver keeps a window of VRED_MSG_WINDOW segment receives and consumes each segment as
+ * soon as it lands (PMPI_Waitany): folds it into `out`, or for a plain transfer leaves it in
+ * place (unpacking a packed one). The fold of one segment thus overlaps the transfer of the next
+ * ones, and compression is pipelined the same way (pack k+1 while k travels, unpack-and-fold k
+ * while k+1 travels), so a compressed message is never a serial pack, send, unpack.
+ *
+ * A segment lands in its final place in `out` whenever `out` is not the local operand, and is
+ * folded there (two memory streams, not three: at 1 MiB this alone took the fold from 82 to
+ * ~40 us); otherwise in a ring of scratch slots. A packed segment that landed in `out` is copied
+ * aside (it is at most the segment's size, usually much less) before it is unpacked over itself.
  */
 #include <stdint.h>
 #include <string.h>
@@ -14,31 +21,44 @@
 #include "local/sparse.h"
 
 enum {
-    VRED_MSG_SEG = 256 << 10,  /* bytes per dense segment */
+    VRED_MSG_SEG = 256 << 10,  /* bytes per segment */
     VRED_MSG_WHOLE = 1 << 20,  /* messages up to this size are not cut */
     VRED_MSG_WINDOW = 4,       /* segment receives in flight */
-    VRED_SPARSE_MIN_BYTES = 64 << 10, /* smaller messages are always dense: no probe, no count */
-    VRED_SPARSE_CHUNK = 1 << 30,      /* a compressed message travels in pieces of <= 1 GiB */
-    SAMPLE_RUNS = 16, SAMPLE_RUN = 64 /* elements sampled before counting every non-zero */
+    VRED_SPARSE_MIN_BYTES = 64 << 10, /* smaller segments are always dense */
+    SAMPLE_RUNS = 16, SAMPLE_RUN = 64 /* elements sampled before any segment is counted */
 };
 
 /* Segments hold whole elements: VRED_MSG_SEG bytes, or the largest multiple of the element size
  * below it (12- and 24-byte pair types). A message of up to VRED_MSG_WHOLE bytes is one segment:
  * over TCP a message costs ~20 us more than its bytes, more than pipelining saves there
- * (1 MiB reduce, 2 ranks: 1.00x the MPI's as one segment, 0.87x as four). Both sides cut a
- * message the same way. */
+ * (1 MiB reduce, 2 ranks: 1.00x the MPI's as one segment, 0.87x as four). */
 static size_t seg_bytes(size_t es, size_t bytes)
 {
     return bytes <= VRED_MSG_WHOLE ? (bytes ? bytes : es) : VRED_MSG_SEG / es * es;
 }
-static size_t nsegs(size_t bytes, size_t es)
+
+/* A message of n elements: segments of `elems` elements, the last one shorter. */
+typedef struct {
+    size_t n, es, elems, count;
+    int sparse; /* segments of at least VRED_SPARSE_MIN_BYTES may come packed */
+} cut;
+
+static cut cut_of(const vred_coll_args *a, size_t n)
 {
-    return (bytes + seg_bytes(es, bytes) - 1) / seg_bytes(es, bytes);
+    cut c;
+    c.n = n;
+    c.es = a->esize;
+    c.elems = seg_bytes(c.es, n * c.es) / c.es;
+    c.count = n ? (n + c.elems - 1) / c.elems : 0;
+    c.sparse = vred_config_get()->sparse != VRED_SPARSE_OFF &&
+               c.elems * c.es >= VRED_SPARSE_MIN_BYTES;
+    return c;
 }
 
-static int sparse_on(size_t bytes)
+static size_t seg_len(const cut *c, size_t k)
 {
-    return vred_config_get()->sparse != VRED_SPARSE_OFF && bytes >= VRED_SPARSE_MIN_BYTES;
+    size_t off = k * c->elems;
+    return c->n - off < c->elems ? c->n - off : c->elems;
 }
 
 static double link_rate(const vred_coll_args *a)
@@ -48,119 +68,110 @@ static double link_rate(const vred_coll_args *a)
     return beta > 0 ? 1.0 / beta : 1e10;
 }
 
-/* In auto mode a dense message must cost no more than without compression (the BIGSTICK
- * lesson of the paper): a sample of SAMPLE_RUNS x SAMPLE_RUN elements decides whether counting
- * every non-zero is worth a pass over the data. */
-static int sample_says_dense(const void *buf, size_t n, size_t esize)
+/*
+ * When compression pays (VRED_SPARSE=auto). Measured end to end (bench/run_sparse.sh: 64 MiB
+ * float, 2 ranks over TCP), packing and unpacking cost ~0.2 ns per byte of dense data that the
+ * pipeline does not hide (the receiver folds from memory instead of from the segment the network
+ * just wrote), so a message of D dense bytes sent as P packed bytes over a link of L bytes/s
+ * wins when 0.2e-9 D + P / L < D / L, i.e. P / D < 1 - 0.2e-9 L. Over TCP here (L = 4.35 GB/s
+ * in the model) that is 13% of the dense size: compression from ~95% zeros, where the forced
+ * formats measured 1.06x (Bits) and 1.15x (Idx) the dense time and 0.97-1.00x at 90%; over
+ * shared memory (L ~7.5 GB/s) never. The sample decides whether a message is worth packing at all, so a dense
+ * rank among sparse ones pays only the sample (the paper's BIGSTICK lesson).
+ */
+#define VRED_SPARSE_UNHIDDEN_S_PER_BYTE 0.2e-9
+
+static double max_ratio(const vred_coll_args *a)
 {
-    if (n < 4 * SAMPLE_RUNS * SAMPLE_RUN) return 0;
+    return 1.0 - VRED_SPARSE_UNHIDDEN_S_PER_BYTE * link_rate(a);
+}
+
+/* Non-zero fraction of a sample of SAMPLE_RUNS x SAMPLE_RUN elements spread over buf. */
+static double sample_density(const void *buf, size_t n, size_t esize)
+{
+    if (n < 4 * SAMPLE_RUNS * SAMPLE_RUN) return 0; /* small: count each segment */
     size_t nz = 0, stride = n / SAMPLE_RUNS;
     for (size_t r = 0; r < SAMPLE_RUNS; r++)
         nz += vred_sparse_nonzeros((const char *)buf + r * stride * esize, SAMPLE_RUN, esize);
-    /* Above 90% non-zero no format pays on any link (docs/sparse.md). */
-    return nz * 10 > (size_t)SAMPLE_RUNS * SAMPLE_RUN * 9;
+    return (double)nz / (SAMPLE_RUNS * SAMPLE_RUN);
 }
 
-/* Post the outgoing message. *reqs gets the requests (count in *nreq). */
-static int post_send(const vred_coll_args *a, const void *buf, size_t n, int dst,
-                     MPI_Request *reqs, int *nreq)
+/* Is packing this message worth trying? Forced formats: always; auto: by the sample. */
+static int worth_packing(const vred_coll_args *a, int mode, const void *buf, size_t n)
 {
-    size_t bytes = n * a->esize;
-    *nreq = 0;
+    if (mode != VRED_SPARSE_AUTO) return 1;
+    double r = max_ratio(a);
+    /* Bits costs d + 1/(8 esize) of the dense size; the sample gets 10% of room. */
+    return r > 0 && sample_density(buf, n, a->esize) + 1.0 / (8.0 * a->esize) < 1.1 * r;
+}
+
+/*
+ * Pack segment seg (m elements) into slot as the format it pays to send; returns the packed
+ * bytes, or 0 to send it dense. Bits is packed in the same pass that counts the non-zeros (one
+ * read of the data); only if Idx turns out better is the segment, now in cache, packed again.
+ */
+static size_t pack_segment(const vred_coll_args *a, int mode, const char *seg, size_t m,
+                           char *slot)
+{
+    size_t es = a->esize, nnz, pb = 0, dense = m * es;
+    if (mode == VRED_SPARSE_IDX) {
+        nnz = vred_sparse_nonzeros(seg, m, es);
+    } else {
+        pb = vred_sparse_pack(VRED_FMT_BITS, seg, m, es, VRED_SPARSE_NNZ_UNKNOWN, slot);
+        if (!pb) return 0;
+        uint64_t got;
+        memcpy(&got, slot + 24, sizeof got); /* the header's nnz (local/sparse.h) */
+        nnz = (size_t)got;
+    }
+    size_t bits = vred_sparse_packed_size(VRED_FMT_BITS, m, es, nnz);
+    size_t idx = vred_sparse_packed_size(VRED_FMT_IDX, m, es, nnz);
+    vred_sparse_fmt f = mode == VRED_SPARSE_BITS ? VRED_FMT_BITS
+                        : mode == VRED_SPARSE_IDX ? VRED_FMT_IDX
+                        : idx < bits ? VRED_FMT_IDX : VRED_FMT_BITS;
+    size_t want = f == VRED_FMT_IDX ? idx : bits;
+    if (want == (size_t)-1 || want >= dense) return 0;
+    if (mode == VRED_SPARSE_AUTO && (double)want >= max_ratio(a) * (double)dense) return 0;
+    if (f == VRED_FMT_IDX) pb = vred_sparse_pack(VRED_FMT_IDX, seg, m, es, nnz, slot);
+    return pb && pb < dense ? pb : 0;
+}
+
+/* Post every segment of the outgoing message; *ns requests go to reqs. */
+static int post_send(const vred_coll_args *a, const void *buf, size_t n, int dst,
+                     MPI_Request *reqs, int *ns)
+{
+    *ns = 0;
     if (!n || dst == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (sparse_on(bytes)) {
-        int mode = vred_config_get()->sparse;
-        vred_sparse_fmt f = VRED_FMT_DENSE;
-        if (mode != VRED_SPARSE_AUTO || !sample_says_dense(buf, n, a->esize)) {
-            size_t nnz = vred_sparse_nonzeros(buf, n, a->esize);
-            f = vred_sparse_choose(mode, n, a->esize, nnz, link_rate(a));
-            if (f != VRED_FMT_DENSE) {
-                size_t pbytes = vred_sparse_packed_size(f, n, a->esize, nnz);
-                char *p = vred_scratch_get(a->scratch, VRED_SCRATCH_PACK_OUT, pbytes);
-                if (!p) f = VRED_FMT_DENSE; /* no memory for it: send dense */
-                else {
-                    pbytes = vred_sparse_pack(f, buf, n, a->esize, nnz, p);
-                    for (size_t off = 0; off < pbytes; off += VRED_SPARSE_CHUNK) {
-                        size_t len = pbytes - off < VRED_SPARSE_CHUNK ? pbytes - off
-                                                                      : VRED_SPARSE_CHUNK;
-                        int rc = PMPI_Isend(p + off, (int)len, MPI_BYTE, dst, VRED_TAG_SPARSE,
-                                            a->comm, &reqs[(*nreq)++]);
-                        if (rc != MPI_SUCCESS) return rc;
-                    }
-                    return MPI_SUCCESS;
-                }
+    cut c = cut_of(a, n);
+    int mode = vred_config_get()->sparse;
+    /* A slot holds the largest packing tried: Bits of a segment with no zero. */
+    size_t slot = vred_sparse_packed_size(VRED_FMT_BITS, c.elems, c.es, c.elems);
+    char *pack = NULL;
+    if (c.sparse && worth_packing(a, mode, buf, n))
+        pack = vred_scratch_get(a->scratch, VRED_SCRATCH_PACK_OUT, c.count * slot);
+    for (size_t k = 0; k < c.count; k++) {
+        size_t m = seg_len(&c, k), bytes = m * c.es;
+        const char *seg = vred_at(buf, k * c.elems, c.es);
+        const void *p = seg;
+        int tag = VRED_TAG_DENSE;
+        if (pack && bytes >= VRED_SPARSE_MIN_BYTES) {
+            size_t pb = pack_segment(a, mode, seg, m, pack + k * slot);
+            if (pb) {
+                p = pack + k * slot;
+                bytes = pb;
+                tag = VRED_TAG_SPARSE;
+            } else if (mode == VRED_SPARSE_AUTO) {
+                pack = NULL; /* a segment not worth it: the rest of the message is alike */
             }
         }
-    }
-    size_t sb = seg_bytes(a->esize, bytes);
-    for (size_t off = 0; off < bytes; off += sb) {
-        size_t len = bytes - off < sb ? bytes - off : sb;
-        int rc = PMPI_Isend((const char *)buf + off, (int)len, MPI_BYTE, dst, VRED_TAG_DENSE,
-                            a->comm, &reqs[(*nreq)++]);
+        int rc = PMPI_Isend(p, (int)bytes, MPI_BYTE, dst, tag, a->comm, &reqs[(*ns)++]);
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
 }
 
-static size_t max_send_reqs(const vred_coll_args *a, size_t n)
-{
-    size_t bytes = n * a->esize;
-    size_t dense = nsegs(bytes, a->esize), sparse = bytes / VRED_SPARSE_CHUNK + 2;
-    return dense > sparse ? dense : sparse;
-}
-
-/* Bytes of the whole compressed message whose first piece (>= the header) is p; 0 if the
- * header is not one of n elements of esize bytes (layout: local/sparse.h). */
-static size_t packed_total(const char *p, size_t first, size_t n, size_t esize)
-{
-    uint8_t fmt;
-    uint64_t nnz;
-    if (first < VRED_SPARSE_HEADER) return 0;
-    memcpy(&fmt, p + 4, 1);
-    memcpy(&nnz, p + 24, 8);
-    if (fmt != VRED_FMT_BITS && fmt != VRED_FMT_IDX) return 0;
-    size_t total = vred_sparse_packed_size((vred_sparse_fmt)fmt, n, esize, (size_t)nnz);
-    return total == (size_t)-1 ? 0 : total;
-}
-
-/* Is the next message from src compressed? Then receive it whole into PACK_IN. */
-static int recv_packed(const vred_coll_args *a, int src, size_t n, const char **packed,
-                       size_t *pbytes)
-{
-    MPI_Status st;
-    int rc = PMPI_Probe(src, MPI_ANY_TAG, a->comm, &st);
-    if (rc != MPI_SUCCESS) return rc;
-    *packed = NULL;
-    if (st.MPI_TAG != VRED_TAG_SPARSE) return MPI_SUCCESS;
-    int first = 0;
-    PMPI_Get_count(&st, MPI_BYTE, &first);
-    /* The whole size is in the header of the first piece; the pieces arrive in order. */
-    char *p = vred_scratch_get(a->scratch, VRED_SCRATCH_PACK_IN, (size_t)first);
-    if (!p) return MPI_ERR_NO_MEM;
-    rc = PMPI_Recv(p, first, MPI_BYTE, src, VRED_TAG_SPARSE, a->comm, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) return rc;
-    size_t total = packed_total(p, (size_t)first, n, a->esize);
-    if (total < (size_t)first) return MPI_ERR_TRUNCATE;
-    if (total > (size_t)first) {
-        char *q = vred_scratch_get(a->scratch, VRED_SCRATCH_PACK_IN, total);
-        if (!q) return MPI_ERR_NO_MEM;
-        if (q != p) memcpy(q, p, (size_t)first);
-        p = q;
-        for (size_t off = (size_t)first; off < total; off += VRED_SPARSE_CHUNK) {
-            size_t len = total - off < VRED_SPARSE_CHUNK ? total - off : VRED_SPARSE_CHUNK;
-            rc = PMPI_Recv(p + off, (int)len, MPI_BYTE, src, VRED_TAG_SPARSE, a->comm,
-                           MPI_STATUS_IGNORE);
-            if (rc != MPI_SUCCESS) return rc;
-        }
-    }
-    *packed = p;
-    *pbytes = total;
-    return MPI_SUCCESS;
-}
-
 /* out = recv op local (or local op recv) for a received piece of m elements at element offset. */
-static void reduce_piece(const vred_coll_args *a, const void *piece, const void *local, void *out,
-                         size_t off, size_t m, int recv_left)
+static void fold_piece(const vred_coll_args *a, const void *piece, const void *local, void *out,
+                       size_t off, size_t m, int recv_left)
 {
     const char *l = vred_at(local, off, a->esize);
     char *o = vred_at(out, off, a->esize);
@@ -168,33 +179,63 @@ static void reduce_piece(const vred_coll_args *a, const void *piece, const void 
     else vred_coll_reduce3(a, l, piece, o, m);
 }
 
-/* Unpack a compressed message block by block (in L1) into the reduction. */
-static int reduce_packed(const vred_coll_args *a, const char *packed, size_t pbytes,
-                         const void *local, void *out, size_t n, int recv_left)
+/* A packed segment that landed over its own destination: moved aside before it is expanded. */
+static const char *set_aside(const vred_coll_args *a, const char *land, size_t bytes)
 {
+    char *tmp = vred_scratch_get(a->scratch, VRED_SCRATCH_PACK_IN, bytes);
+    if (tmp) memcpy(tmp, land, bytes);
+    return tmp;
+}
+
+/*
+ * Segment k of message c landed at `land` (bytes, tag from its status). Fold it into out (local
+ * != NULL) or leave it in dest (a plain transfer; dest + its offset == land for dense segments).
+ */
+static int consume(const vred_coll_args *a, const cut *c, size_t k, const char *land, int bytes,
+                   int tag, const void *local, void *out, int recv_left)
+{
+    size_t m = seg_len(c, k), off = k * c->elems;
+    char *dest = vred_at(out, off, c->es);
+    if (tag == VRED_TAG_DENSE) {
+        if ((size_t)bytes != m * c->es) return MPI_ERR_TRUNCATE;
+        if (local) fold_piece(a, land, local, out, off, m, recv_left);
+        else if (land != dest) memcpy(dest, land, m * c->es);
+        return MPI_SUCCESS;
+    }
+    if (land == dest && !(land = set_aside(a, land, (size_t)bytes))) return MPI_ERR_NO_MEM;
+    if (!local) return vred_sparse_unpack(land, (size_t)bytes, m, c->es, dest) ? MPI_ERR_TRUNCATE
+                                                                              : MPI_SUCCESS;
+    /* Expand 16 KiB at a time into L1 and fold from there. */
     vred_sparse_reader r;
-    if (vred_sparse_reader_init(&r, packed, pbytes, n, a->esize)) return MPI_ERR_TRUNCATE;
-    _Alignas(64) char block[16384];
-    size_t per = sizeof block / a->esize;
-    for (size_t off = 0; off < n; off += per) {
-        size_t m = n - off < per ? n - off : per;
-        vred_sparse_read(&r, m, block);
-        reduce_piece(a, block, local, out, off, m, recv_left);
+    if (vred_sparse_reader_init(&r, land, (size_t)bytes, m, c->es)) return MPI_ERR_TRUNCATE;
+    _Alignas(64) char block[16384]; /* elements are at most 64 bytes */
+    size_t per = sizeof block / c->es;
+    for (size_t i = 0; i < m; i += per) {
+        size_t q = m - i < per ? m - i : per;
+        vred_sparse_read(&r, q, block);
+        fold_piece(a, block, local, out, off + i, q, recv_left);
     }
     return MPI_SUCCESS;
+}
+
+static int post_recv(const vred_coll_args *a, const cut *c, size_t k, void *land, int src,
+                     MPI_Request *req)
+{
+    /* A packed segment is smaller than the dense one: the dense size bounds both. */
+    return PMPI_Irecv(land, (int)(seg_len(c, k) * c->es), MPI_BYTE, src,
+                      c->sparse ? MPI_ANY_TAG : VRED_TAG_DENSE, a->comm, req);
+}
+
+static int bytes_of(const MPI_Status *st)
+{
+    int b = 0;
+    PMPI_Get_count(st, MPI_BYTE, &b);
+    return b;
 }
 
 /* gcc reads MPICH's MPI_STATUSES_IGNORE (a null array) as a zero-length buffer: a false alarm. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
-/* Post the receive of segment k (of seg elements each) of an n-element message into buf. */
-static int post_segment(const vred_coll_args *a, void *buf, size_t n, size_t k, size_t seg,
-                        int src, MPI_Request *req)
-{
-    size_t m = n - k * seg < seg ? n - k * seg : seg;
-    return PMPI_Irecv(buf, (int)(m * a->esize), MPI_BYTE, src, VRED_TAG_DENSE, a->comm, req);
-}
-
 static int wait_all(MPI_Request *reqs, int n)
 {
     return n ? PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
@@ -203,115 +244,89 @@ static int wait_all(MPI_Request *reqs, int n)
 
 static int overlaps(const void *p, size_t pb, const void *q, size_t qb)
 {
-    const char *a = p, *b = q;
-    return pb && qb && a < b + qb && b < a + pb;
+    const char *x = p, *y = q;
+    return pb && qb && x < y + qb && y < x + pb;
+}
+
+/*
+ * The receive side of both calls: message c from src into out, folded with local (local !=
+ * NULL) or plain. `hold`: out is being sent, so every segment is received into scratch and
+ * consumed only once the sends (reqs[0..ns)) are complete.
+ */
+static int receive(const vred_coll_args *a, const cut *c, int src, const void *local, void *out,
+                   int recv_left, int hold, MPI_Request *reqs, int ns)
+{
+    size_t sb = c->elems * c->es;
+    MPI_Request *rr = reqs + ns;
+    int rc;
+    if (hold) {
+        char *all = vred_scratch_get(a->scratch, VRED_SCRATCH_RING, c->count * sb);
+        MPI_Status *st = vred_scratch_get(a->scratch, VRED_SCRATCH_STATUS,
+                                          c->count * sizeof(MPI_Status));
+        if (!all || !st) return MPI_ERR_NO_MEM;
+        for (size_t k = 0; k < c->count; k++)
+            if ((rc = post_recv(a, c, k, all + k * sb, src, &rr[k])) != MPI_SUCCESS) return rc;
+        if ((rc = PMPI_Waitall((int)c->count, rr, st)) != MPI_SUCCESS) return rc;
+        if ((rc = wait_all(reqs, ns)) != MPI_SUCCESS) return rc;
+        for (size_t k = 0; k < c->count; k++)
+            if ((rc = consume(a, c, k, all + k * sb, bytes_of(&st[k]), st[k].MPI_TAG, local, out,
+                              recv_left)) != MPI_SUCCESS)
+                return rc;
+        return MPI_SUCCESS;
+    }
+    /* Straight into out unless out is the local operand of a fold. */
+    int direct = !local || !overlaps(local, c->n * c->es, out, c->n * c->es);
+    int win = c->count < VRED_MSG_WINDOW ? (int)c->count : VRED_MSG_WINDOW;
+    char *ring = direct ? NULL : vred_scratch_get(a->scratch, VRED_SCRATCH_RING, (size_t)win * sb);
+    if (!direct && !ring) return MPI_ERR_NO_MEM;
+    size_t slot_seg[VRED_MSG_WINDOW], posted = 0;
+#define LAND(s, k) (direct ? vred_at(out, (k) * c->elems, c->es) : ring + (size_t)(s) * sb)
+    for (int s = 0; s < win; s++, posted++) {
+        slot_seg[s] = posted;
+        if ((rc = post_recv(a, c, posted, LAND(s, posted), src, &rr[s])) != MPI_SUCCESS) return rc;
+    }
+    for (size_t done = 0; done < c->count; done++) {
+        int s;
+        MPI_Status st;
+        if ((rc = PMPI_Waitany(win, rr, &s, &st)) != MPI_SUCCESS) return rc;
+        size_t k = slot_seg[s];
+        rc = consume(a, c, k, LAND(s, k), bytes_of(&st), st.MPI_TAG, local, out, recv_left);
+        if (rc != MPI_SUCCESS) return rc;
+        if (posted < c->count) {
+            slot_seg[s] = posted;
+            rc = post_recv(a, c, posted, LAND(s, posted), src, &rr[s]);
+            if (rc != MPI_SUCCESS) return rc;
+            posted++;
+        }
+    }
+#undef LAND
+    return wait_all(reqs, ns);
+}
+
+static int exchange(const vred_coll_args *a, const void *sbuf, size_t sn, int dst, int src,
+                    const void *local, void *out, size_t n, int recv_left)
+{
+    if (src == MPI_PROC_NULL) n = 0;
+    if (dst == MPI_PROC_NULL) sn = 0;
+    cut sc = cut_of(a, sn), rc_ = cut_of(a, n);
+    MPI_Request *reqs = vred_scratch_get(a->scratch, VRED_SCRATCH_REQS,
+                                         (sc.count + rc_.count + 1) * sizeof(MPI_Request));
+    if (!reqs) return MPI_ERR_NO_MEM;
+    int ns = 0, rc = post_send(a, sbuf, sn, dst, reqs, &ns);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!n) return wait_all(reqs, ns);
+    int hold = local && sn && overlaps(sbuf, sn * a->esize, out, n * a->esize);
+    return receive(a, &rc_, src, local, out, recv_left, hold, reqs, ns);
 }
 
 int vred_msg_sendrecv_reduce(const vred_coll_args *a, const void *sbuf, size_t sn, int dst,
                              int src, const void *local, void *out, size_t n, int recv_left)
 {
-    if (src == MPI_PROC_NULL) n = 0;
-    size_t es = a->esize, rbytes = n * es;
-    size_t nsend = max_send_reqs(a, dst == MPI_PROC_NULL ? 0 : sn);
-    MPI_Request *reqs = vred_scratch_get(a->scratch, VRED_SCRATCH_REQS,
-                                         (nsend + nsegs(rbytes, es) + VRED_MSG_WINDOW) *
-                                             sizeof(MPI_Request));
-    if (!reqs) return MPI_ERR_NO_MEM;
-    int ns = 0, rc = post_send(a, sbuf, sn, dst, reqs, &ns);
-    if (rc != MPI_SUCCESS || !n) return rc != MPI_SUCCESS ? rc : wait_all(reqs, ns);
-    int hold = dst != MPI_PROC_NULL && overlaps(sbuf, sn * es, out, rbytes);
-
-    if (sparse_on(rbytes)) {
-        const char *packed;
-        size_t pbytes;
-        rc = recv_packed(a, src, n, &packed, &pbytes);
-        if (rc != MPI_SUCCESS) return rc;
-        if (packed) {
-            if (hold && (rc = wait_all(reqs, ns)) != MPI_SUCCESS) return rc;
-            rc = reduce_packed(a, packed, pbytes, local, out, n, recv_left);
-            return rc != MPI_SUCCESS ? rc : wait_all(reqs, ns);
-        }
-    }
-    size_t sbytes = seg_bytes(es, rbytes), seg_elems = sbytes / es, segs = nsegs(rbytes, es);
-    if (hold) {
-        /* out is being sent: receive the whole message, finish the sends, then reduce. */
-        char *all = vred_scratch_get(a->scratch, VRED_SCRATCH_RING, rbytes);
-        if (!all) return MPI_ERR_NO_MEM;
-        MPI_Request *rr = reqs + ns;
-        for (size_t k = 0; k < segs; k++) {
-            size_t off = k * sbytes, len = rbytes - off < sbytes ? rbytes - off : sbytes;
-            rc = PMPI_Irecv(all + off, (int)len, MPI_BYTE, src, VRED_TAG_DENSE, a->comm, &rr[k]);
-            if (rc != MPI_SUCCESS) return rc;
-        }
-        if ((rc = wait_all(reqs, ns + (int)segs)) != MPI_SUCCESS) return rc;
-        reduce_piece(a, all, local, out, 0, n, recv_left);
-        return MPI_SUCCESS;
-    }
-    /* Where a segment lands: straight into its place in out when out is not the local operand
-     * (then folded there in place: two streams instead of three, and no scratch), else in the
-     * ring of scratch slots. */
-    int direct = !overlaps(local, rbytes, out, rbytes);
-    int win = segs < VRED_MSG_WINDOW ? (int)segs : VRED_MSG_WINDOW;
-    char *ring = direct ? NULL
-                        : vred_scratch_get(a->scratch, VRED_SCRATCH_RING, (size_t)win * sbytes);
-    if (!direct && !ring) return MPI_ERR_NO_MEM;
-    MPI_Request *rr = reqs + ns;
-    size_t slot_seg[VRED_MSG_WINDOW];
-    size_t posted = 0, done = 0;
-    for (int s = 0; s < win; s++) {
-        rc = post_segment(a, direct ? vred_at(out, posted * seg_elems, es) : ring + (size_t)s * sbytes,
-                          n, posted, seg_elems, src, &rr[s]);
-        if (rc != MPI_SUCCESS) return rc;
-        slot_seg[s] = posted++;
-    }
-    while (done < segs) {
-        int s;
-        rc = PMPI_Waitany(win, rr, &s, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) return rc;
-        size_t k = slot_seg[s], off = k * seg_elems;
-        size_t m = n - off < seg_elems ? n - off : seg_elems;
-        const void *piece = direct ? vred_at(out, off, es) : ring + (size_t)s * sbytes;
-        reduce_piece(a, piece, local, out, off, m, recv_left);
-        done++;
-        if (posted < segs) {
-            rc = post_segment(a, direct ? vred_at(out, posted * seg_elems, es)
-                                        : ring + (size_t)s * sbytes,
-                              n, posted, seg_elems, src, &rr[s]);
-            if (rc != MPI_SUCCESS) return rc;
-            slot_seg[s] = posted++;
-        }
-    }
-    return wait_all(reqs, ns);
+    return exchange(a, sbuf, sn, dst, src, local, out, n, recv_left);
 }
 
 int vred_msg_sendrecv(const vred_coll_args *a, const void *sbuf, size_t sn, int dst, void *rbuf,
                       size_t rn, int src)
 {
-    if (src == MPI_PROC_NULL) rn = 0;
-    size_t es = a->esize, rbytes = rn * es;
-    size_t nsend = max_send_reqs(a, dst == MPI_PROC_NULL ? 0 : sn);
-    MPI_Request *reqs = vred_scratch_get(a->scratch, VRED_SCRATCH_REQS,
-                                         (nsend + nsegs(rbytes, es) + 1) * sizeof(MPI_Request));
-    if (!reqs) return MPI_ERR_NO_MEM;
-    int ns = 0, rc = post_send(a, sbuf, sn, dst, reqs, &ns);
-    if (rc != MPI_SUCCESS || !rn) return rc != MPI_SUCCESS ? rc : wait_all(reqs, ns);
-    if (sparse_on(rbytes)) {
-        const char *packed;
-        size_t pbytes;
-        rc = recv_packed(a, src, rn, &packed, &pbytes);
-        if (rc != MPI_SUCCESS) return rc;
-        if (packed) {
-            if (vred_sparse_unpack(packed, pbytes, rn, es, rbuf)) return MPI_ERR_TRUNCATE;
-            return wait_all(reqs, ns);
-        }
-    }
-    /* Dense: every segment straight into rbuf. */
-    size_t sbytes = seg_bytes(es, rbytes), segs = nsegs(rbytes, es);
-    for (size_t k = 0; k < segs; k++) {
-        size_t off = k * sbytes, len = rbytes - off < sbytes ? rbytes - off : sbytes;
-        rc = PMPI_Irecv((char *)rbuf + off, (int)len, MPI_BYTE, src, VRED_TAG_DENSE, a->comm,
-                        &reqs[ns + (int)k]);
-        if (rc != MPI_SUCCESS) return rc;
-    }
-    return wait_all(reqs, ns + (int)segs);
+    return exchange(a, sbuf, sn, dst, src, NULL, rbuf, rn, 0);
 }
