@@ -55,11 +55,12 @@
  *   idle (asleep)    0.1   0.75  0.5-0.95 0.8-0.9 0.85-0.9 0.93-0.97 0.95-1.0 0.95-1.98 1.8-1.9
  * "idle" is a reduction that follows 1 ms without one (a collective's reduction after its
  * communication): a sleeping worker is woken by the caller (~16 us of the caller's time here) and
- * helps only ~1 ms later on this VM. 4 MiB is where that case is back within its own run-to-run
- * noise (1 thread against 1 thread reads 0.88-1.02 in the same tables) while warm and cold gain
- * 1.5-2x. A machine that wakes threads faster (bare metal) could use ~256 KiB.
+ * helps only ~1 ms later on this VM. 16 MiB is the smallest size where every scenario gains
+ * (idle 1.93-1.98x there, 0.92-0.97x at 4-8 MiB): the threshold must never make a reduction
+ * slower, so it gives up the warm and cold gains between 4 and 16 MiB. A machine that wakes
+ * threads faster (bare metal) could use ~256 KiB.
  */
-#define MIN_BYTES_DEFAULT ((size_t)4 << 20)
+#define MIN_BYTES_DEFAULT ((size_t)16 << 20)
 
 /* How long an idle worker (or the owner waiting for its workers) spins before it blocks. Long
  * enough to cover back-to-back reductions (a pipelined collective's next chunk), short enough not
