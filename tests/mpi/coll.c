@@ -381,9 +381,9 @@ static void check_alg(const tcase *c, long total, const char *desc)
         return;
     }
     if (c->cm->size == 1) return; /* one rank: nothing to communicate, any algorithm will do */
-    if (!strcmp(c->alg, "auto")) {
-        if (!strcmp(la, "mpi")) fail_line("not served by vred", desc, extra);
-    } else if (strcmp(la, c->alg)) {
+    /* auto may hand a call to the MPI where the rule table says the MPI's own is faster (Open
+     * MPI's small reduce): the forced runs are the ones that prove vred serves. */
+    if (strcmp(c->alg, "auto") && strcmp(la, c->alg)) {
         fail_line("not served by the forced algorithm", desc, extra);
     }
 }
