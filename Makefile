@@ -37,11 +37,13 @@ bench:
 	scripts/install-deps.sh bench
 	$(MAKE) --no-print-directory build
 	bench/run_local.sh --build $(BUILD)
+	bench/run_coll.sh --build $(BUILD) --quick
 
 bench-full:
 	scripts/install-deps.sh bench
 	$(MAKE) --no-print-directory build
 	bench/run_local.sh --build $(BUILD) --full
+	bench/run_coll.sh --build $(BUILD) --validate
 
 clean:
 	rm -rf $(BUILD)
