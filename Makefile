@@ -15,7 +15,7 @@ deps:
 	scripts/install-deps.sh test
 
 # Every test: native build (all ISAs of this CPU, both MPIs), the unit tests under
-# AddressSanitizer + UndefinedBehaviorSanitizer, and the aarch64 build under qemu (NEON, SVE at
+# AddressSanitizer + UndefinedBehaviorSanitizer (kernels, sparse pack/unpack, thread pool), and the aarch64 build under qemu (NEON, SVE at
 # 128..2048 bits).
 test: deps
 	$(MAKE) --no-print-directory test-native test-asan test-aarch64
@@ -25,8 +25,8 @@ test-native: build
 
 test-asan:
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DVRED_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
-	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels
-	ctest --test-dir $(BUILD)/asan --output-on-failure -R '^kernels$$'
+	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels test_sparse test_threads
+	ctest --test-dir $(BUILD)/asan --output-on-failure -R '^(kernels|sparse|threads)$$'
 
 test-aarch64:
 	cmake -S . -B $(BUILD)/aarch64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/aarch64-linux-gnu.cmake >/dev/null
