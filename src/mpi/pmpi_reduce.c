@@ -10,7 +10,7 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     if (root < 0 || root >= a.size) return 0;
     int at_root = a.rank == root;
     /* MPI_IN_PLACE is the root's send buffer only; the receive buffer matters at the root only. */
-    if (recvbuf == MPI_IN_PLACE || (!at_root && sendbuf == MPI_IN_PLACE)) return 0;
+    if ((at_root && recvbuf == MPI_IN_PLACE) || (!at_root && sendbuf == MPI_IN_PLACE)) return 0;
     if (count > 0 && (!sendbuf || (at_root && !recvbuf))) return 0;
     a.rbuf = at_root ? recvbuf : NULL;
     a.sbuf = at_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;

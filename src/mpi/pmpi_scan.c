@@ -6,8 +6,10 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 {
     vred_coll_args a;
     if (count < 0 || recvbuf == MPI_IN_PLACE) return 0;
-    if (count > 0 && (!recvbuf || !sendbuf)) return 0;
+    if (count > 0 && !sendbuf) return 0;
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
+    /* Exscan's receive buffer is not significant at rank 0 (and may be null there). */
+    if (count > 0 && !recvbuf && !(exclusive && a.rank == 0)) return 0;
     a.rbuf = recvbuf;
     a.sbuf = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     a.count = (size_t)count;

@@ -73,6 +73,6 @@ int vred_reduce_scatter_binomial(const vred_coll_args *a)
     size_t off = a->counts[0];
     for (int i = 1; i < a->size; off += a->counts[i], i++)
         if ((rc = vred_msg_send(a, all + off * es, a->counts[i], i)) != MPI_SUCCESS) return rc;
-    memcpy(a->rbuf, all, a->counts[0] * es);
+    if (a->counts[0]) memcpy(a->rbuf, all, a->counts[0] * es);
     return MPI_SUCCESS;
 }

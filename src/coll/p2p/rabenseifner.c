@@ -160,7 +160,7 @@ int vred_reduce_scatter_redscat(const vred_coll_args *a)
                 rc = vred_msg_send(a, acc + s.disp[odd] * es, a->counts[odd], real_rank(&s, odd));
             }
             /* The input is all consumed by now: in place, the result may overwrite it. */
-            memmove(a->rbuf, acc + s.disp[s.v] * es, mine * es);
+            if (mine) memmove(a->rbuf, acc + s.disp[s.v] * es, mine * es);
         }
     }
     free((void *)s.disp);

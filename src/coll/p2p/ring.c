@@ -106,8 +106,9 @@ int vred_reduce_scatter_ring(const vred_coll_args *a)
      * to rbuf[0..]: it would overwrite input still to be read. */
     int direct = a->sbuf != a->rbuf || disp[r] == 0;
     char *own = direct ? a->rbuf : vred_scratch_get(a->scratch, VRED_SCRATCH_OWN, mine * es);
-    int rc = own ? ring_rs(a, disp, NULL, own) : MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS && !direct) memcpy(a->rbuf, own, mine * es);
+    /* An empty block may come with a null receive buffer: nothing is written to it. */
+    int rc = own || !mine ? ring_rs(a, disp, NULL, own) : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS && !direct && mine) memcpy(a->rbuf, own, mine * es);
     free(disp);
     return rc;
 }
