@@ -7,13 +7,20 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include "comm.h"
+#include "types.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 
 static void destroy(vred_comm *vc)
 {
-    if (vc->comm != MPI_COMM_NULL) PMPI_Comm_free(&vc->comm);
+    /* During PMPI_Finalize (an MPI deleting the attributes of communicators the user never
+     * freed) the private communicator goes with the MPI. */
+    int fini = 0;
+    PMPI_Finalized(&fini);
+    if (vc->comm != MPI_COMM_NULL && !fini &&
+        __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE) != VRED_MPI_FINALIZED)
+        PMPI_Comm_free(&vc->comm);
     vred_scratch_free(&vc->scratch);
     free(vc);
 }
@@ -80,6 +87,8 @@ static vred_comm *create(MPI_Comm comm)
     int rank = 0, key;
     PMPI_Comm_rank(comm, &rank);
     if (PMPI_Comm_split(comm, 0, rank, &vc->comm) != MPI_SUCCESS) goto fail;
+    /* vred's own calls report to vred, which reports to the user's communicator. */
+    PMPI_Comm_set_errhandler(vc->comm, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(vc->comm, &vc->rank);
     PMPI_Comm_size(vc->comm, &vc->size);
     key = node_key(vc->comm);

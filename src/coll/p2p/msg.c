@@ -40,7 +40,7 @@ static size_t seg_bytes(size_t es, size_t bytes)
 /* A message of n elements: segments of `elems` elements, the last one shorter. */
 typedef struct {
     size_t n, es, elems, count;
-    int sparse; /* segments of at least VRED_SPARSE_MIN_BYTES may come packed */
+    int sparse; /* the sender may pack segments of at least VRED_SPARSE_MIN_BYTES */
 } cut;
 
 static cut cut_of(const vred_coll_args *a, size_t n)
@@ -221,9 +221,11 @@ static int consume(const vred_coll_args *a, const cut *c, size_t k, const char *
 static int post_recv(const vred_coll_args *a, const cut *c, size_t k, void *land, int src,
                      MPI_Request *req)
 {
-    /* A packed segment is smaller than the dense one: the dense size bounds both. */
-    return PMPI_Irecv(land, (int)(seg_len(c, k) * c->es), MPI_BYTE, src,
-                      c->sparse ? MPI_ANY_TAG : VRED_TAG_DENSE, a->comm, req);
+    /* A packed segment is smaller than the dense one: the dense size bounds both. Any tag: the
+     * status says which format came, so a sender whose VRED_SPARSE differs is still read
+     * right (messages between two ranks of the private communicator arrive in order). */
+    return PMPI_Irecv(land, (int)(seg_len(c, k) * c->es), MPI_BYTE, src, MPI_ANY_TAG, a->comm,
+                      req);
 }
 
 static int bytes_of(const MPI_Status *st)

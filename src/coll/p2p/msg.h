@@ -1,11 +1,10 @@
 /*
  * Messages of the point-to-point algorithms, on the MPI library's PMPI calls over vred's private
- * communicator. Every message of n elements is sent and received the same way on both sides:
- *   - dense: segments of VRED_MSG_SEG bytes (tag VRED_TAG_DENSE), so that a receiver reduces
- *     segment k while segment k+1 is still on the wire;
- *   - compressed (VRED_SPARSE, messages of at least VRED_SPARSE_MIN_BYTES): one Bits or Idx
- *     message (tag VRED_TAG_SPARSE) when the sender finds its data sparse enough; the receiver
- *     learns which from the tag (MPI_Probe) and unpacks block by block into its reduction.
+ * communicator. A message of n elements is cut into segments the same way on both sides (256 KiB;
+ * up to 1 MiB uncut), so that a receiver folds segment k while k+1 is still on the wire. Each
+ * segment travels dense (tag VRED_TAG_DENSE) or, when VRED_SPARSE allows and its data is sparse
+ * enough, packed as Bits or Idx (tag VRED_TAG_SPARSE); the receiver takes any tag and learns the
+ * format from the status.
  * dst/src may be MPI_PROC_NULL (nothing sent / received).
  */
 #ifndef VRED_P2P_MSG_H
