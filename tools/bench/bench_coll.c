@@ -41,18 +41,6 @@ double bc_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-size_t bc_parse_bytes(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    switch (*end) {
-    case 'k': case 'K': v *= 1024; break;
-    case 'm': case 'M': v *= 1024 * 1024; break;
-    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-    default: break;
-    }
-    return v > 0 ? (size_t)v : 0;
-}
 
 static uint32_t xs32(uint32_t *s)
 {
@@ -279,14 +267,14 @@ int cmd_coll(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--coll") && v) coll_spec = v, i++;
         else if (!strcmp(a, "--algs") && v) alg_spec = v, i++;
-        else if (!strcmp(a, "--min") && v) minb = bc_parse_bytes(v), i++;
-        else if (!strcmp(a, "--max") && v) maxb = bc_parse_bytes(v), i++;
+        else if (!strcmp(a, "--min") && v) minb = bench_parse_bytes(v), i++;
+        else if (!strcmp(a, "--max") && v) maxb = bench_parse_bytes(v), i++;
         else if (!strcmp(a, "--step") && v) step = atoi(v), i++;
         else if (!strcmp(a, "--sizes") && v) {
             char tok[64][32];
             int m = split(v, tok, 64);
             for (int j = 0; j < m; j++)
-                if (bc_parse_bytes(tok[j])) sizes[nsizes++] = bc_parse_bytes(tok[j]);
+                if (bench_parse_bytes(tok[j])) sizes[nsizes++] = bench_parse_bytes(tok[j]);
             i++;
         } else if (!strcmp(a, "--type") && v) type = v, i++;
         else if (!strcmp(a, "--op") && v) opname = v, i++;

@@ -51,7 +51,6 @@ int bc_measure(bc_run *r);
 /* Integer-valued test data: rank's input, with that fraction of elements zero. */
 void bc_fill(void *buf, MPI_Datatype dt, MPI_Op op, size_t count, unsigned seed, double sparsity);
 
-size_t bc_parse_bytes(const char *s);
 double bc_now(void);
 
 int cmd_coll(int argc, char **argv);

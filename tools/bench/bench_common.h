@@ -20,6 +20,20 @@ static double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* "64K", "16M", "1G", "4096" -> bytes; 0 if not a size. */
+static size_t bench_parse_bytes(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    switch (*end) {
+    case 'k': case 'K': v *= 1024; break;
+    case 'm': case 'M': v *= 1024 * 1024; break;
+    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+    default: break;
+    }
+    return v > 0 ? (size_t)v : 0;
+}
+
 /* "f32:sum" or "sum:f32" -> (op, type); 0 unless both are known and the pair is valid. */
 static int bench_parse_case(const char *s, vred_op *op, vred_type *ty)
 {

@@ -278,19 +278,6 @@ static void cpu_model(char *buf, size_t n)
     fclose(f);
 }
 
-/* "64K", "16M", "1G", "4096" -> bytes. */
-static size_t parse_bytes(const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    switch (*end) {
-    case 'k': case 'K': v *= 1024; break;
-    case 'm': case 'M': v *= 1024 * 1024; break;
-    case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-    default: break;
-    }
-    return v > 0 ? (size_t)v : 0;
-}
 
 static void fmt_bytes(char *buf, size_t n, size_t b)
 {
@@ -638,10 +625,10 @@ static int cmd_local(int argc, char **argv)
             snprintf(list, sizeof list, "%s", v);
             for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && o.nsizes < 64;
                  tok = strtok_r(NULL, ",", &save))
-                if (parse_bytes(tok)) o.sizes[o.nsizes++] = parse_bytes(tok);
+                if (bench_parse_bytes(tok)) o.sizes[o.nsizes++] = bench_parse_bytes(tok);
             i++;
-        } else if (!strcmp(a, "--min") && v) minb = parse_bytes(v), i++;
-        else if (!strcmp(a, "--max") && v) maxb = parse_bytes(v), i++;
+        } else if (!strcmp(a, "--min") && v) minb = bench_parse_bytes(v), i++;
+        else if (!strcmp(a, "--max") && v) maxb = bench_parse_bytes(v), i++;
         else if (!strcmp(a, "--mode") && v) {
             o.warm = !strcmp(v, "warm") || !strcmp(v, "both");
             o.cold = !strcmp(v, "cold") || !strcmp(v, "both");
@@ -653,7 +640,7 @@ static int cmd_local(int argc, char **argv)
         else if (!strcmp(a, "--validate")) o.validate = 1;
         else if (!strcmp(a, "--csv") && v) csv = v, i++;
         else if (!strcmp(a, "--label") && v) label = v, i++;
-        else if (!strcmp(a, "--llc") && v) llc = parse_bytes(v), i++;
+        else if (!strcmp(a, "--llc") && v) llc = bench_parse_bytes(v), i++;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
         else return fprintf(stderr, "vred-bench local: bad argument '%s'\n", a), usage(stderr), 2;
     }
@@ -731,7 +718,7 @@ static int cmd_counters(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--case") && v) cases_spec = v, i++;
-        else if (!strcmp(a, "--bytes") && v) bytes = parse_bytes(v), i++;
+        else if (!strcmp(a, "--bytes") && v) bytes = bench_parse_bytes(v), i++;
         else if (!strcmp(a, "--isa") && v) isa_spec = v, i++;
         else if (!strcmp(a, "--which") && v) which = v, i++;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout), 0;
