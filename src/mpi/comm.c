@@ -60,10 +60,9 @@ static int node_key(MPI_Comm comm)
 }
 
 /* nodes and ranks per node from every rank's node key. */
-static int shape(vred_comm *vc, int key)
+static int shape(vred_comm *vc, int key, int *keys)
 {
-    int p = vc->size, *keys = malloc((size_t)p * sizeof *keys);
-    if (!keys) return MPI_ERR_NO_MEM;
+    int p = vc->size;
     int rc = PMPI_Allgather(&key, 1, MPI_INT, keys, 1, MPI_INT, vc->comm);
     if (rc == MPI_SUCCESS) {
         qsort(keys, (size_t)p, sizeof *keys, cmp_int);
@@ -75,29 +74,39 @@ static int shape(vred_comm *vc, int key)
             if (run > vc->ppn) vc->ppn = run;
         }
     }
-    free(keys);
     return rc;
 }
 
 static vred_comm *create(MPI_Comm comm)
 {
-    vred_comm *vc = calloc(1, sizeof *vc);
-    if (!vc) return NULL;
-    vc->comm = MPI_COMM_NULL;
-    int rank = 0, key;
+    int rank = 0, size = 0, key, ok;
     PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    vred_comm *vc = calloc(1, sizeof *vc);
+    int *keys = malloc((size_t)size * sizeof *keys);
+    /* Every rank must take the same path: one rank out of memory gives up for all, before any
+     * collective of vred's own could leave the others waiting for it. */
+    ok = vc && keys;
+    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !ok) {
+        free(keys);
+        free(vc);
+        return NULL;
+    }
+    vc->comm = MPI_COMM_NULL;
     if (PMPI_Comm_split(comm, 0, rank, &vc->comm) != MPI_SUCCESS) goto fail;
     /* vred's own calls report to vred, which reports to the user's communicator. */
     PMPI_Comm_set_errhandler(vc->comm, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(vc->comm, &vc->rank);
     PMPI_Comm_size(vc->comm, &vc->size);
     key = node_key(vc->comm);
-    if (shape(vc, key) != MPI_SUCCESS) goto fail;
+    if (shape(vc, key, keys) != MPI_SUCCESS) goto fail;
     /* One model for the whole communicator, so that every rank selects alike. */
     if (vc->rank == 0) vred_model_load(&vc->model);
     if (PMPI_Bcast(&vc->model, sizeof vc->model, MPI_BYTE, 0, vc->comm) != MPI_SUCCESS) goto fail;
+    free(keys);
     return vc;
 fail:
+    free(keys);
     destroy(vc);
     return NULL;
 }
