@@ -49,11 +49,17 @@ APPLY_ALG(REDUCE)
 APPLY_ALG(ALLREDUCE)
 APPLY_ALG(REDUCE_SCATTER)
 APPLY_ALG(SCAN)
+APPLY_ALG(BCAST)
+APPLY_ALG(ALLGATHER)
+static void apply_nt(vred_config *c, long i, const char *t) { (void)t; c->nt = (vred_nt_mode)i; }
+static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
+static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
+static void apply_slice(vred_config *c, long v, const char *t) { (void)t; c->shm_slice = v; }
 
 /* The algorithm names, in vred_alg order; a knob accepts the subset its collective has, but the
  * list printed and parsed is the full one so that the index is the enum (select.c refuses, with a
  * message, an algorithm a collective does not have). */
-#define ALGS "auto|mpi|binomial|redscat|ring|recdbl"
+#define ALGS "auto|mpi|binomial|redscat|ring|recdbl|ma|dpml|pipe"
 
 /* The order of `accepted` matches the enum each apply() stores. "best" in VRED_ISA is past the
  * last ISA, i.e. no cap. */
@@ -73,21 +79,34 @@ static const knob knobs[] = {
      "treat every k consecutive ranks as one node (testing); 0 = MPI_COMM_TYPE_SHARED", 0,
      1048576},
     {"VRED_REDUCE_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_REDUCE,
-     "force MPI_Reduce's algorithm (binomial|redscat|ring)", 0, 0},
+     "force MPI_Reduce's algorithm (binomial|redscat|ring|ma|dpml)", 0, 0},
     {"VRED_ALLREDUCE_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_ALLREDUCE,
-     "force MPI_Allreduce's algorithm (binomial|redscat|ring|recdbl)", 0, 0},
+     "force MPI_Allreduce's algorithm (binomial|redscat|ring|recdbl|ma|dpml)", 0, 0},
     {"VRED_REDUCE_SCATTER_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_REDUCE_SCATTER,
-     "force MPI_Reduce_scatter(_block)'s algorithm (binomial|redscat|ring)", 0, 0},
+     "force MPI_Reduce_scatter(_block)'s algorithm (binomial|redscat|ring|ma)", 0, 0},
     {"VRED_SCAN_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_SCAN,
      "force MPI_Scan/MPI_Exscan's algorithm (recdbl)", 0, 0},
+    {"VRED_BCAST_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_BCAST,
+     "force MPI_Bcast's algorithm (pipe)", 0, 0},
+    {"VRED_ALLGATHER_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_ALLGATHER,
+     "force MPI_Allgather's algorithm (pipe)", 0, 0},
+    {"VRED_SHM", KNOB_ENUM, "auto|off", "auto", apply_shm,
+     "shared-memory algorithms inside a node; off = point-to-point only", 0, 0},
+    {"VRED_NT", KNOB_ENUM, "auto|on|off", "auto", apply_nt,
+     "streaming stores for copies out of shared memory: when the working set exceeds the "
+     "cache (auto), always, never", 0, 0},
+    {"VRED_SOCKETS", KNOB_INT, "0..64", "0", apply_sockets,
+     "split each node's ranks into k socket groups (testing); 0 = hwloc's packages", 0, 64},
+    {"VRED_SHM_SLICE", KNOB_INT, "0..67108864", "0", apply_slice,
+     "largest shared-memory slice in bytes (I_max, at least 4096); 0 = built in", 0, 64 << 20},
     {"VRED_TUNE_FILE", KNOB_PATH, "a file written by vred-bench tune", "", apply_tune,
      "cost-model parameters measured on this machine (default: built in)", 0, 0},
 };
 
 static const char *const alg_names[VRED_ALG_COUNT] = {"auto", "mpi", "binomial", "redscat",
-                                                     "ring", "recdbl"};
+                                                     "ring", "recdbl", "ma", "dpml", "pipe"};
 static const char *const coll_names[VRED_COLL_COUNT] = {"reduce", "allreduce", "reduce_scatter",
-                                                       "scan"};
+                                                       "scan", "bcast", "allgather"};
 
 const char *vred_alg_name(vred_alg a)
 {

@@ -11,6 +11,7 @@ typedef enum { VRED_SPARSE_AUTO, VRED_SPARSE_OFF, VRED_SPARSE_BITS, VRED_SPARSE_
 /* The collectives vred serves, each with a VRED_<NAME>_ALG knob. */
 typedef enum {
     VRED_COLL_REDUCE, VRED_COLL_ALLREDUCE, VRED_COLL_REDUCE_SCATTER, VRED_COLL_SCAN,
+    VRED_COLL_BCAST, VRED_COLL_ALLGATHER,
     VRED_COLL_COUNT
 } vred_coll;
 
@@ -19,8 +20,14 @@ typedef enum {
 typedef enum {
     VRED_ALG_AUTO, VRED_ALG_MPI, VRED_ALG_BINOMIAL, VRED_ALG_REDSCAT, VRED_ALG_RING,
     VRED_ALG_RECDBL,
+    VRED_ALG_MA,   /* shared memory: movement-avoiding (socket-aware with > 1 socket) */
+    VRED_ALG_DPML, /* shared memory: every rank's buffer in the region, one synchronization */
+    VRED_ALG_PIPE, /* shared memory: pipelined bcast / allgather through double-buffered slices */
     VRED_ALG_COUNT
 } vred_alg;
+
+/* VRED_NT: non-temporal (streaming) stores in shared-memory copies. */
+typedef enum { VRED_NT_AUTO, VRED_NT_ON, VRED_NT_OFF } vred_nt_mode;
 
 typedef struct {
     vred_isa isa_cap;        /* VRED_ISA; VRED_ISA_COUNT = no cap */
@@ -30,6 +37,10 @@ typedef struct {
     vred_sparse_mode sparse; /* VRED_SPARSE */
     int node_size;           /* VRED_NODE_SIZE: k consecutive ranks form a node; 0 = real nodes */
     vred_alg alg[VRED_COLL_COUNT]; /* VRED_<COLLECTIVE>_ALG */
+    vred_nt_mode nt;         /* VRED_NT */
+    int shm;                 /* VRED_SHM: 0 = never use a shared region (point-to-point only) */
+    int sockets;             /* VRED_SOCKETS: split each node's ranks into k groups; 0 = hwloc */
+    long shm_slice;          /* VRED_SHM_SLICE: largest slice I_max in bytes; 0 = built in */
     const char *tune_file;   /* VRED_TUNE_FILE: measured cost-model parameters; NULL = built in */
 } vred_config;
 

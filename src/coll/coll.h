@@ -20,16 +20,25 @@ typedef struct {
     double alpha_net, beta_net;   /* between nodes */
     double gamma;                 /* local reduction, per byte of one operand */
     double mpi_min_bytes[VRED_COLL_COUNT]; /* below this, the MPI library's own algorithm wins */
+    double shm_dpml_max;  /* shared memory: DPML-like up to here, movement-avoiding above */
 } vred_model;
 
+typedef struct vred_node vred_node; /* shm/node.h */
+
 /* What vred knows of a communicator, cached on it (src/mpi/comm.c). */
-typedef struct {
+typedef struct vred_comm {
     MPI_Comm comm;      /* vred's private duplicate: its messages never meet the user's */
     int rank, size;
     int nodes;          /* nodes the communicator spans (VRED_NODE_SIZE or MPI_COMM_TYPE_SHARED) */
     int ppn;            /* most ranks on one node */
+    int node_key;       /* equal on exactly the ranks of this rank's node */
     vred_model model;   /* identical on every rank of the communicator (broadcast at creation) */
     vred_scratch scratch;
+    /* Shared memory (shm/node.c): made by the first collective that selects a shared-memory
+     * algorithm. shm_state: 0 not tried yet, 1 ready (node != NULL), -1 unavailable. */
+    vred_node *node;
+    int shm_state;
+    int p2p_only;       /* a view made for the point-to-point part of a hierarchical algorithm */
 } vred_comm;
 
 typedef struct {
@@ -66,10 +75,27 @@ int vred_reduce_scatter_binomial(const vred_coll_args *a);
 int vred_reduce_scatter_redscat(const vred_coll_args *a);
 int vred_reduce_scatter_ring(const vred_coll_args *a);
 int vred_scan_recdbl(const vred_coll_args *a);
+/* Shared memory (src/coll/shm/, a->vc->node ready): inside the node when the communicator is
+ * one node, else hierarchical (shm inside each node, point-to-point between node leaders). */
+int vred_reduce_ma(const vred_coll_args *a);
+int vred_reduce_dpml(const vred_coll_args *a);
+int vred_allreduce_ma(const vred_coll_args *a);
+int vred_allreduce_dpml(const vred_coll_args *a);
+int vred_reduce_scatter_ma(const vred_coll_args *a);
+int vred_reduce_scatter_dpml(const vred_coll_args *a);
+/* Bcast: rbuf (= sbuf) of count elements of esize bytes from root; allgather: count elements
+ * per rank from sbuf (== rbuf + rank's block: in place) to rbuf. a->e is NULL for both. */
+int vred_bcast_pipe(const vred_coll_args *a);
+int vred_allgather_pipe(const vred_coll_args *a);
 
 /* select.c: the algorithm for this call (VRED_<COLL>_ALG, else the rule table); NULL = let the
  * MPI library do it. Depends only on arguments that are equal on every rank. */
 vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen);
+/* The point-to-point algorithm the model picks (the leaders' stage of a hierarchical
+ * algorithm: no thresholds, no forcing). */
+vred_coll_fn vred_select_between_nodes(vred_coll coll, const vred_comm *vc, size_t bytes);
+/* 1 if `alg` of `coll` needs the node's shared region (vred_node_get before running it). */
+int vred_alg_is_shm(vred_coll coll, vred_alg alg);
 /* Predicted seconds of `alg` for `coll` on `bytes` (the cost model; < 0 if not applicable). */
 double vred_predict(vred_coll coll, vred_alg alg, const vred_comm *vc, size_t bytes);
 /* Force an algorithm at run time (tests, benchmarks): 0, or -1 if coll has no such algorithm. */

@@ -32,6 +32,7 @@ static const vred_model builtin = {
     .alpha_net = 3.8e-6,
     .beta_net = 2.3e-10,
     .gamma = 1.33e-10,
+    .shm_dpml_max = 64 << 10,
 };
 
 typedef struct {
@@ -41,11 +42,13 @@ typedef struct {
 
 #define F(x) {#x, offsetof(vred_model, x)}
 static const field fields[] = {
-    F(alpha_node), F(beta_node), F(alpha_net), F(beta_net), F(gamma),
+    F(alpha_node), F(beta_node), F(alpha_net), F(beta_net), F(gamma), F(shm_dpml_max),
     {"mpi_min_bytes_reduce", offsetof(vred_model, mpi_min_bytes[VRED_COLL_REDUCE])},
     {"mpi_min_bytes_allreduce", offsetof(vred_model, mpi_min_bytes[VRED_COLL_ALLREDUCE])},
     {"mpi_min_bytes_reduce_scatter", offsetof(vred_model, mpi_min_bytes[VRED_COLL_REDUCE_SCATTER])},
     {"mpi_min_bytes_scan", offsetof(vred_model, mpi_min_bytes[VRED_COLL_SCAN])},
+    {"mpi_min_bytes_bcast", offsetof(vred_model, mpi_min_bytes[VRED_COLL_BCAST])},
+    {"mpi_min_bytes_allgather", offsetof(vred_model, mpi_min_bytes[VRED_COLL_ALLGATHER])},
 };
 #undef F
 enum { NFIELDS = sizeof fields / sizeof fields[0] };

@@ -105,25 +105,43 @@ static double c_scan_recdbl(double n, double p, double al, double be, double ga)
     return lg(p) * (al + n * be + 2 * n * ga);
 }
 
+/*
+ * The shared-memory algorithms are not costed by the alpha-beta-gamma model (they send no
+ * messages): where a region is available they serve every size above the MPI's threshold,
+ * DPML-like up to shm_dpml_max bytes (one synchronization), movement-avoiding above (the
+ * measured switch point, docs/collectives.md).
+ */
+typedef enum { P2P, SHM_SMALL, SHM_LARGE, SHM_ANY } family;
+
 typedef struct {
     vred_coll coll;
     vred_alg alg;
     vred_coll_fn fn;
-    cost_fn cost;
+    cost_fn cost;  /* P2P only */
+    family fam;
+    int one_node;  /* shared memory only: no hierarchical form across nodes */
 } rule;
 
 static const rule rules[] = {
-    {VRED_COLL_REDUCE, VRED_ALG_BINOMIAL, vred_reduce_binomial, c_reduce_binomial},
-    {VRED_COLL_REDUCE, VRED_ALG_REDSCAT, vred_reduce_redscat, c_reduce_redscat},
-    {VRED_COLL_REDUCE, VRED_ALG_RING, vred_reduce_ring, c_reduce_ring},
-    {VRED_COLL_ALLREDUCE, VRED_ALG_RECDBL, vred_allreduce_recdbl, c_allreduce_recdbl},
-    {VRED_COLL_ALLREDUCE, VRED_ALG_BINOMIAL, vred_allreduce_binomial, c_allreduce_binomial},
-    {VRED_COLL_ALLREDUCE, VRED_ALG_REDSCAT, vred_allreduce_redscat, c_allreduce_redscat},
-    {VRED_COLL_ALLREDUCE, VRED_ALG_RING, vred_allreduce_ring, c_allreduce_ring},
-    {VRED_COLL_REDUCE_SCATTER, VRED_ALG_BINOMIAL, vred_reduce_scatter_binomial, c_rs_binomial},
-    {VRED_COLL_REDUCE_SCATTER, VRED_ALG_REDSCAT, vred_reduce_scatter_redscat, c_rs_redscat},
-    {VRED_COLL_REDUCE_SCATTER, VRED_ALG_RING, vred_reduce_scatter_ring, c_rs_ring},
-    {VRED_COLL_SCAN, VRED_ALG_RECDBL, vred_scan_recdbl, c_scan_recdbl},
+    {VRED_COLL_REDUCE, VRED_ALG_BINOMIAL, vred_reduce_binomial, c_reduce_binomial, P2P, 0},
+    {VRED_COLL_REDUCE, VRED_ALG_REDSCAT, vred_reduce_redscat, c_reduce_redscat, P2P, 0},
+    {VRED_COLL_REDUCE, VRED_ALG_RING, vred_reduce_ring, c_reduce_ring, P2P, 0},
+    {VRED_COLL_REDUCE, VRED_ALG_DPML, vred_reduce_dpml, NULL, SHM_SMALL, 0},
+    {VRED_COLL_REDUCE, VRED_ALG_MA, vred_reduce_ma, NULL, SHM_LARGE, 0},
+    {VRED_COLL_ALLREDUCE, VRED_ALG_RECDBL, vred_allreduce_recdbl, c_allreduce_recdbl, P2P, 0},
+    {VRED_COLL_ALLREDUCE, VRED_ALG_BINOMIAL, vred_allreduce_binomial, c_allreduce_binomial, P2P, 0},
+    {VRED_COLL_ALLREDUCE, VRED_ALG_REDSCAT, vred_allreduce_redscat, c_allreduce_redscat, P2P, 0},
+    {VRED_COLL_ALLREDUCE, VRED_ALG_RING, vred_allreduce_ring, c_allreduce_ring, P2P, 0},
+    {VRED_COLL_ALLREDUCE, VRED_ALG_DPML, vred_allreduce_dpml, NULL, SHM_SMALL, 0},
+    {VRED_COLL_ALLREDUCE, VRED_ALG_MA, vred_allreduce_ma, NULL, SHM_LARGE, 0},
+    {VRED_COLL_REDUCE_SCATTER, VRED_ALG_BINOMIAL, vred_reduce_scatter_binomial, c_rs_binomial, P2P, 0},
+    {VRED_COLL_REDUCE_SCATTER, VRED_ALG_REDSCAT, vred_reduce_scatter_redscat, c_rs_redscat, P2P, 0},
+    {VRED_COLL_REDUCE_SCATTER, VRED_ALG_RING, vred_reduce_scatter_ring, c_rs_ring, P2P, 0},
+    {VRED_COLL_REDUCE_SCATTER, VRED_ALG_DPML, vred_reduce_scatter_dpml, NULL, SHM_SMALL, 0},
+    {VRED_COLL_REDUCE_SCATTER, VRED_ALG_MA, vred_reduce_scatter_ma, NULL, SHM_LARGE, 0},
+    {VRED_COLL_SCAN, VRED_ALG_RECDBL, vred_scan_recdbl, c_scan_recdbl, P2P, 0},
+    {VRED_COLL_BCAST, VRED_ALG_PIPE, vred_bcast_pipe, NULL, SHM_ANY, 0},
+    {VRED_COLL_ALLGATHER, VRED_ALG_PIPE, vred_allgather_pipe, NULL, SHM_ANY, 1},
 };
 enum { NRULES = sizeof rules / sizeof rules[0] };
 
@@ -145,10 +163,25 @@ int vred_select_force(vred_coll coll, vred_alg alg)
     return 0;
 }
 
+/* Can this rule serve on vc? Shared memory: a region is, or may yet be, available (the front
+ * makes it, and selects again if it cannot), and some node has more than one rank. */
+static int usable(const rule *r, const vred_comm *vc)
+{
+    if (r->fam == P2P) return 1;
+    if (vc->p2p_only || vc->shm_state < 0 || !vred_config_get()->shm || vc->ppn < 2) return 0;
+    return !r->one_node || vc->nodes == 1;
+}
+
+int vred_alg_is_shm(vred_coll coll, vred_alg alg)
+{
+    const rule *r = find(coll, alg);
+    return r && r->fam != P2P;
+}
+
 double vred_predict(vred_coll coll, vred_alg alg, const vred_comm *vc, size_t bytes)
 {
     const rule *r = find(coll, alg);
-    if (!r) return -1;
+    if (!r || !r->cost) return -1;
     const vred_model *m = &vc->model;
     int net = vc->nodes > 1;
     return r->cost((double)bytes, vc->size, net ? m->alpha_net : m->alpha_node,
@@ -170,25 +203,53 @@ static vred_alg env_choice(vred_coll coll)
     return e;
 }
 
+/* The shared-memory rule for this size, if any is usable. */
+static const rule *shm_choice(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    family want = (double)bytes <= vc->model.shm_dpml_max ? SHM_SMALL : SHM_LARGE;
+    const rule *any = NULL;
+    for (int i = 0; i < NRULES; i++) {
+        const rule *r = &rules[i];
+        if (r->coll != coll || r->fam == P2P || !usable(r, vc)) continue;
+        if (r->fam == want || r->fam == SHM_ANY) return r;
+        any = r;
+    }
+    return any;
+}
+
+/* The cheapest point-to-point rule by the model; NULL if the collective has none. */
+static const rule *p2p_choice(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    const rule *best = NULL;
+    double best_cost = 0;
+    for (int i = 0; i < NRULES; i++) {
+        if (rules[i].coll != coll || rules[i].fam != P2P) continue;
+        double c = vred_predict(coll, rules[i].alg, vc, bytes);
+        if (!best || c < best_cost) best = &rules[i], best_cost = c;
+    }
+    return best;
+}
+
 vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen)
 {
     vred_alg want = env_choice(coll);
+    const rule *best = want == VRED_ALG_AUTO || want == VRED_ALG_MPI ? NULL : find(coll, want);
+    if (best && !usable(best, vc)) best = NULL, want = VRED_ALG_AUTO; /* e.g. no region */
     if (want == VRED_ALG_AUTO && (double)bytes < vc->model.mpi_min_bytes[coll])
         want = VRED_ALG_MPI;
-    if (want == VRED_ALG_MPI) {
+    if (want == VRED_ALG_AUTO) {
+        best = shm_choice(coll, vc, bytes);
+        if (!best) best = p2p_choice(coll, vc, bytes);
+    }
+    if (!best) {
         *chosen = VRED_ALG_MPI;
         return NULL;
     }
-    const rule *best = NULL;
-    if (want != VRED_ALG_AUTO) best = find(coll, want);
-    else {
-        double best_cost = 0;
-        for (int i = 0; i < NRULES; i++) {
-            if (rules[i].coll != coll) continue;
-            double c = vred_predict(coll, rules[i].alg, vc, bytes);
-            if (!best || c < best_cost) best = &rules[i], best_cost = c;
-        }
-    }
     *chosen = best->alg;
     return best->fn;
+}
+
+vred_coll_fn vred_select_between_nodes(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    return p2p_choice(coll, vc, bytes)->fn;
 }

@@ -2,6 +2,7 @@
 #include "coll_front.h"
 #include "comm.h"
 #include "types.h"
+#include "coll/shm/node.h"
 
 /* The algorithm of this thread's last reduction collective (vred_mpi_last_alg). */
 static __thread vred_alg last_alg = VRED_ALG_MPI;
@@ -28,10 +29,52 @@ int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MP
     return 1;
 }
 
-/* One rank: the result is the input. */
+/* The bytes of one element of datatype if it is predefined and packed, else 0. Named types
+ * only: a derived type, even a contiguous one, is the MPI's (its layout is the MPI's to read).
+ * The extents rule out the pair types with padding (MPI_DOUBLE_INT: size 12, extent 16). */
+static size_t packed_size(MPI_Datatype datatype)
+{
+    int ni, na, nd, combiner, size;
+    MPI_Aint lb, extent, tlb, textent;
+    if (datatype == MPI_DATATYPE_NULL) return 0; /* the MPI reports the error */
+    if (PMPI_Type_get_envelope(datatype, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
+        combiner != MPI_COMBINER_NAMED)
+        return 0;
+    if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS || size <= 0) return 0;
+    if (PMPI_Type_get_extent(datatype, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(datatype, &tlb, &textent) != MPI_SUCCESS)
+        return 0;
+    if (lb != 0 || tlb != 0 || extent != size || textent != size) return 0;
+    return (size_t)size;
+}
+
+int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype)
+{
+    /* The same life rule as the reductions': nothing before MPI_Init or after MPI_Finalize. */
+    int state = __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE);
+    if (vred_mpi_disabled || state == VRED_MPI_FINALIZED ||
+        (state != VRED_MPI_READY && !vred_mpi_tables_init()))
+        return 0;
+    size_t esize = packed_size(datatype);
+    if (!esize) return 0;
+    vred_comm *vc = vred_comm_get(comm);
+    if (!vc) return 0;
+    memset(a, 0, sizeof *a);
+    a->vc = vc;
+    a->comm = vc->comm;
+    a->rank = vc->rank;
+    a->size = vc->size;
+    a->scratch = &vc->scratch;
+    a->e = NULL;
+    a->esize = esize;
+    return 1;
+}
+
+/* One rank: the result is the input (bcast: already in place; allgather: one block). */
 static void single(vred_coll coll, const vred_coll_args *a)
 {
     size_t bytes = (coll == VRED_COLL_REDUCE_SCATTER ? a->counts[0] : a->count) * a->esize;
+    if (coll == VRED_COLL_BCAST) return;
     if (coll == VRED_COLL_SCAN && a->exclusive) return; /* rank 0's result is undefined */
     if (a->sbuf != a->rbuf && bytes) memcpy(a->rbuf, a->sbuf, bytes);
 }
@@ -39,7 +82,13 @@ static void single(vred_coll coll, const vred_coll_args *a)
 int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_comm)
 {
     vred_alg alg;
-    vred_coll_fn fn = vred_select(coll, a->vc, a->count * a->esize, &alg);
+    size_t bytes = a->count * a->esize;
+    vred_coll_fn fn = vred_select(coll, a->vc, bytes, &alg);
+    /* A shared-memory algorithm needs the node's region, made here the first time (collective:
+     * every rank selected alike). Without one, select again: point-to-point or the MPI. */
+    if (fn && a->count && a->size > 1 && vred_alg_is_shm(coll, alg) &&
+        !vred_node_get((vred_comm *)a->vc)) /* the front owns the state */
+        fn = vred_select(coll, a->vc, bytes, &alg);
     last_alg = alg;
     if (!fn) return 0;
     *rc = MPI_SUCCESS;

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include "comm.h"
 #include "types.h"
+#include "coll/shm/node.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
@@ -18,9 +19,9 @@ static void destroy(vred_comm *vc)
      * freed) the private communicator goes with the MPI. */
     int fini = 0;
     PMPI_Finalized(&fini);
-    if (vc->comm != MPI_COMM_NULL && !fini &&
-        __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE) != VRED_MPI_FINALIZED)
-        PMPI_Comm_free(&vc->comm);
+    int alive = !fini && __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE) != VRED_MPI_FINALIZED;
+    vred_node_free(vc->node, alive);
+    if (vc->comm != MPI_COMM_NULL && alive) PMPI_Comm_free(&vc->comm);
     vred_scratch_free(&vc->scratch);
     free(vc);
 }
@@ -99,6 +100,7 @@ static vred_comm *create(MPI_Comm comm)
     PMPI_Comm_rank(vc->comm, &vc->rank);
     PMPI_Comm_size(vc->comm, &vc->size);
     key = node_key(vc->comm);
+    vc->node_key = key;
     if (shape(vc, key, keys) != MPI_SUCCESS) goto fail;
     /* One model for the whole communicator, so that every rank selects alike. */
     if (vc->rank == 0) vred_model_load(&vc->model);

@@ -1,0 +1,152 @@
+/*
+ * The node's shared segment (see region.h for the security and cleanup rules).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "region.h"
+
+enum { NAME_MAX_LEN = 64, PAGE = 4096 };
+
+static size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* /vred-<uid>-<128 random bits>: nobody can guess it to pre-create or open it in between. */
+static int make_name(char *name)
+{
+    unsigned char r[16];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return -1;
+    int n = snprintf(name, NAME_MAX_LEN, "/vred-%u-", (unsigned)getuid());
+    for (int i = 0; i < 16; i++) n += snprintf(name + n, (size_t)(NAME_MAX_LEN - n), "%02x", r[i]);
+    return 0;
+}
+
+/* Creator: a fresh segment, only ours, with its pages reserved. */
+static int create_segment(char *name, size_t bytes, const char **why)
+{
+    for (int attempt = 0; attempt < 4; attempt++) {
+        if (make_name(name)) {
+            *why = "getrandom failed";
+            return -1;
+        }
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == EEXIST) continue;
+        if (fd < 0) {
+            *why = "shm_open failed (is /dev/shm mounted and writable?)";
+            return -1;
+        }
+        /* fchmod as well: a umask cannot widen 0600, but make the mode explicit. */
+        int err = fchmod(fd, 0600) ? errno : posix_fallocate(fd, 0, (off_t)bytes);
+        if (err) {
+            *why = err == ENOSPC ? "/dev/shm is full" : "cannot reserve the segment's pages";
+            close(fd);
+            shm_unlink(name);
+            return -1;
+        }
+        return fd;
+    }
+    *why = "could not pick an unused segment name";
+    return -1;
+}
+
+/* Others: the creator's segment, refused unless it is ours and private. */
+static int open_segment(const char *name, size_t bytes, const char **why)
+{
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        *why = "cannot open the node's segment";
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) || st.st_uid != getuid() || (st.st_mode & 0777) != 0600 ||
+        (size_t)st.st_size < bytes) {
+        *why = "the node's segment is not private to this user";
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void *map_segment(int fd, size_t bytes, const char **why)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd); /* the mapping keeps the segment */
+    if (p == MAP_FAILED) {
+        *why = "mmap of the node's segment failed";
+        return NULL;
+    }
+    return p;
+}
+
+/* Every rank's verdict, agreed: 1 if all succeeded. */
+static int all_ok(MPI_Comm node, int ok)
+{
+    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS) return 0;
+    return ok;
+}
+
+static void layout(vred_shm *s, int size, size_t bank_bytes)
+{
+    s->ctl = s->base;
+    char *data = (char *)s->base + round_up((size_t)size * sizeof(vred_shm_ctl), PAGE);
+    s->bank[0] = data;
+    s->bank[1] = data + bank_bytes;
+    s->bank_bytes = bank_bytes;
+}
+
+vred_shm *vred_shm_create(MPI_Comm node, size_t bank_bytes, size_t slice_max, const char **why)
+{
+    int rank = 0, size = 1, fd = -1;
+    PMPI_Comm_rank(node, &rank);
+    PMPI_Comm_size(node, &size);
+    *why = "";
+    bank_bytes = round_up(bank_bytes, PAGE);
+    size_t bytes = round_up((size_t)size * sizeof(vred_shm_ctl), PAGE) + 2 * bank_bytes;
+    char name[NAME_MAX_LEN] = {0};
+    vred_shm *s = calloc(1, sizeof *s);
+    if (!s) *why = "out of memory";
+    else if (rank == 0) fd = create_segment(name, bytes, why);
+    /* Rank 0 tells the others the name ("" if it failed). */
+    if (PMPI_Bcast(name, NAME_MAX_LEN, MPI_CHAR, 0, node) != MPI_SUCCESS) {
+        if (rank == 0 && fd >= 0) shm_unlink(name);
+        if (fd >= 0) close(fd);
+        free(s);
+        return NULL;
+    }
+    if (s && name[0] && rank != 0) fd = open_segment(name, bytes, why);
+    if (s && !name[0] && rank != 0) *why = "";
+    void *base = fd >= 0 ? map_segment(fd, bytes, why) : NULL;
+    /* Every rank has mapped it (or given up): the name can go. */
+    int ok = all_ok(node, base != NULL);
+    if (rank == 0 && name[0]) shm_unlink(name);
+    if (!ok) {
+        if (base) munmap(base, bytes);
+        free(s);
+        return NULL;
+    }
+    s->base = base;
+    s->map_bytes = bytes;
+    s->rank = rank;
+    s->size = size;
+    s->slice_max = slice_max;
+    layout(s, size, bank_bytes);
+    /* Each rank initialises only its own line; the barrier orders that before any reading. */
+    __atomic_store_n(&s->ctl[rank].seq, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->ctl[rank].round_done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->ctl[rank].pid, getpid(), __ATOMIC_RELAXED);
+    PMPI_Barrier(node);
+    return s;
+}
+
+void vred_shm_destroy(vred_shm *s)
+{
+    if (!s) return;
+    munmap(s->base, s->map_bytes);
+    free(s);
+}

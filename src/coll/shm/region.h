@@ -1,0 +1,49 @@
+/*
+ * A node's shared region: one segment mapped by every rank of a node communicator, holding one
+ * control line per rank and two data banks. Created lazily by the first shared-memory
+ * collective on a communicator, cached with it, unmapped with it.
+ *
+ * Security and cleanup: the node's first rank creates the segment with O_CREAT|O_EXCL and mode
+ * 0600 under an unpredictable name (getrandom), reserves its pages (posix_fallocate: a full
+ * /dev/shm is an error here, not a SIGBUS later), the others open it and check its owner and
+ * mode, and the segment is unlinked as soon as every rank has mapped it: after that no name is
+ * left in /dev/shm even if a rank is killed.
+ */
+#ifndef VRED_SHM_REGION_H
+#define VRED_SHM_REGION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <mpi.h>
+
+/* One rank's control line; written only by its owner, read by everyone. Two cache lines, so
+ * that the adjacent-line prefetcher does not make neighbours share. */
+typedef struct {
+    _Alignas(128) uint64_t seq; /* steps the owner has published (atomic, release/acquire) */
+    uint64_t round_done;        /* rounds whose bank the owner has finished reading */
+    pid_t pid;                  /* the owner, for telling a dead peer from a slow one */
+    char pad[128 - 2 * sizeof(uint64_t) - sizeof(pid_t)];
+} vred_shm_ctl;
+
+typedef struct {
+    void *base;          /* the mapping */
+    size_t map_bytes;
+    vred_shm_ctl *ctl;   /* ctl[i]: node rank i */
+    char *bank[2];       /* the data banks, each bank_bytes, 4 KiB aligned */
+    size_t bank_bytes;
+    size_t slice_max;    /* I_max: the largest slice an algorithm puts per rank in a bank */
+    int rank, size;      /* in the node */
+    /* This rank's counters; equal on every rank between collectives, because every rank runs
+     * the same algorithm with the same number of steps and rounds. */
+    uint64_t seq;
+    uint64_t round;
+} vred_shm;
+
+/* Creates and maps the region of `node` (collective over node): bank_bytes per bank. Returns
+ * NULL on every rank if any rank failed (then *why says why on this rank: "" if this rank was
+ * fine). */
+vred_shm *vred_shm_create(MPI_Comm node, size_t bank_bytes, size_t slice_max, const char **why);
+void vred_shm_destroy(vred_shm *s);
+
+#endif

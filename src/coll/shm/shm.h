@@ -1,0 +1,43 @@
+/*
+ * The shared-memory algorithms inside one node (the second paper, YHCCL). Each works on the
+ * ranks of one node (vred_node, ranks are node ranks) with the node's region, and is used
+ * directly when the communicator is one node, or as the intra-node stage of the hierarchical
+ * algorithms (hier.c) when it spans several.
+ */
+#ifndef VRED_SHM_H
+#define VRED_SHM_H
+
+#include "node.h"
+#include "sync.h"
+
+typedef struct {
+    vred_node *n;
+    const vred_entry *e;  /* the kernel (NULL for bcast/allgather) */
+    size_t esize;         /* bytes per element */
+    const void *sbuf;     /* == rbuf: in place */
+    void *rbuf;
+    size_t count;         /* elements: reduce/allreduce/bcast; allgather: per rank; reduce_scatter: sum */
+    const size_t *counts; /* reduce_scatter: each node rank's block; NULL otherwise */
+    int root;             /* node rank (reduce, bcast) */
+} vred_shm_args;
+
+/* Slice size in elements for a message of `count` elements split over p ranks: the paper's
+ * I = max(min(s/p, I_max), cache line). */
+size_t vred_shm_slice(const vred_shm *s, size_t count, size_t esize, int p);
+
+/* Movement-avoiding (ma_*.c; socket-aware when n->sockets > 1) and DPML-like (dpml.c). */
+int vred_shm_reduce_scatter_ma(const vred_shm_args *a);
+int vred_shm_allreduce_ma(const vred_shm_args *a);
+int vred_shm_reduce_ma(const vred_shm_args *a);
+int vred_shm_reduce_scatter_dpml(const vred_shm_args *a);
+int vred_shm_allreduce_dpml(const vred_shm_args *a);
+int vred_shm_reduce_dpml(const vred_shm_args *a);
+/* Pipelined through double-buffered slices (bcast_pipe.c, allgather_pipe.c). */
+int vred_shm_bcast_pipe(const vred_shm_args *a);
+int vred_shm_allgather_pipe(const vred_shm_args *a);
+
+/* Largest message (bytes) the DPML-like algorithm can take: every rank's whole buffer in one
+ * bank. */
+size_t vred_shm_dpml_max(const vred_shm *s);
+
+#endif

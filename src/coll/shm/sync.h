@@ -1,0 +1,45 @@
+/*
+ * Synchronisation through the region's control lines: C11 atomics, release on publish, acquire
+ * on observe, so that data written before a publish is visible to whoever sees the count.
+ *
+ * Two monotonic counters per rank:
+ *  - seq: steps published. All ranks of a node run the same steps, so a rank that wants its
+ *    peer's k-th step of this collective waits for peer.seq >= (its own seq at entry) + k.
+ *  - round_done: the last round whose bank the rank has finished reading. A round (a whole small
+ *    collective, or one chunk of a large one) uses bank round & 1; before writing that bank,
+ *    a rank waits until every peer is done with the round two before. Banks alternate, so a
+ *    fast rank runs a round ahead without a barrier.
+ *
+ * Waiting spins (with pause) briefly, then yields the core: with more ranks than cores the
+ * peer cannot run while we spin. A peer that has died (kill(pid, 0) fails) ends the job with a
+ * message instead of a hang.
+ */
+#ifndef VRED_SHM_SYNC_H
+#define VRED_SHM_SYNC_H
+
+#include "region.h"
+
+/* Publish one step: everything this rank wrote before is visible to a peer that observes it. */
+static inline void vred_shm_post(vred_shm *s)
+{
+    s->seq++;
+    __atomic_store_n(&s->ctl[s->rank].seq, s->seq, __ATOMIC_RELEASE);
+}
+
+/* Wait until `peer` has published its step number `value` (absolute). */
+void vred_shm_wait(const vred_shm *s, int peer, uint64_t value);
+
+/* Wait until every other rank has published step `value`. */
+void vred_shm_wait_all(const vred_shm *s, uint64_t value);
+
+/* Begin a round: the bank this round writes and reads (bank round & 1), once every peer has
+ * finished reading it in the round two before. */
+char *vred_shm_round_begin(vred_shm *s);
+
+/* This rank has read all it needs from the current round's bank. */
+static inline void vred_shm_round_end(vred_shm *s)
+{
+    __atomic_store_n(&s->ctl[s->rank].round_done, s->round, __ATOMIC_RELEASE);
+}
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * Adaptive copy (the second paper, sec. 4): ordinary stores, which allocate the destination in
+ * the cache, or non-temporal (streaming) stores, which write it to memory without the
+ * read-for-ownership. Streaming pays when the destination is not read again soon ("non-
+ * temporal data") and the collective's working set W is larger than the cache C: then the
+ * ordinary store would evict dirty lines and read each line before writing it.
+ */
+#ifndef VRED_COPY_H
+#define VRED_COPY_H
+
+#include <stddef.h>
+
+/* dst = src, n bytes, buffers not overlapping; nt = 1: streaming stores for the aligned body
+ * (ordinary stores for the unaligned head and tail, and everywhere on CPUs without them).
+ * After nt copies, call vred_copy_fence() before publishing the data to another process. */
+void vred_copy(void *dst, const void *src, size_t n, int nt);
+
+/* Orders earlier streaming stores before later stores (sfence on x86; a no-op where streaming
+ * stores are ordinary stores). */
+void vred_copy_fence(void);
+
+/* The paper's rule (its algorithm 1, with the branches as the text states them): 1 = use
+ * streaming stores for a copy whose destination is non-temporal (`non_temporal` = 1) in a
+ * collective whose working set is `working_set` bytes. VRED_NT=on/off overrides. */
+int vred_copy_use_nt(int non_temporal, size_t working_set);
+
+/* C: bytes of cache a node's working set can occupy (the last level, plus the private levels
+ * of every core where the last level is not inclusive), from hwloc when built with it, else
+ * from sysfs. Computed once. */
+size_t vred_copy_cache_bytes(void);
+
+#endif
