@@ -1,0 +1,84 @@
+/*
+ * Pipelined broadcast through the region's two banks (the second paper, sec. 4.3.2, algorithm
+ * 3). The message is cut into slices; slice k goes through bank k & 1. The root copies slice
+ * k + 1 into one bank while the others copy slice k out of the other: two copies per byte,
+ * overlapped, and the shared slice stays in the cache between them.
+ *
+ * Copies follow the paper's adaptive rule: the copy into the bank uses ordinary stores (every
+ * other rank reads it at once); the copy out to a receive buffer is non-temporal data (read
+ * only after the collective), streamed when the working set W = s + s (p - 1) + 2 I exceeds
+ * the cache.
+ *
+ * Synchronisation per slice (sync.h): one post by every rank (the root's announces the slice;
+ * the others' only keep every rank's seq equal, which the next collective relies on), and the
+ * round protocol: the root does not refill a bank until every rank is done with the round two
+ * before, which is what makes two banks a double buffer.
+ */
+#include "shm.h"
+
+#include "local/copy.h"
+
+/* Below this, one slice: a second synchronisation costs more than the overlap saves. */
+#define PIPE_MIN_SLICE ((size_t)16 << 10)
+/* Mid sizes: at least this many slices, so that the copy-outs overlap the root's copy-ins. */
+#define PIPE_MIN_SLICES 4
+
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/* Bytes per slice for a message of `bytes`: the whole message if it is small, else about
+ * bytes / PIPE_MIN_SLICES in whole cache lines, never more than I_max nor than a bank. */
+static size_t bcast_slice(const vred_shm *s, size_t bytes)
+{
+    size_t cap = s->slice_max < s->bank_bytes ? s->slice_max : s->bank_bytes;
+    size_t want = round_up(bytes / PIPE_MIN_SLICES, 64);
+    if (want < PIPE_MIN_SLICE) want = PIPE_MIN_SLICE;
+    if (want > cap) want = cap;
+    return bytes < want ? bytes : want;
+}
+
+/* The root: slice by slice into the banks; each slice is announced as soon as it is there. */
+static void root_rounds(vred_shm *s, const char *buf, size_t bytes, size_t slice)
+{
+    for (size_t off = 0; off < bytes; off += slice) {
+        size_t n = bytes - off < slice ? bytes - off : slice;
+        char *bank = vred_shm_round_begin(s);
+        vred_copy(bank, buf + off, n, 0); /* temporal: the others read it next */
+        vred_shm_post(s);
+        vred_shm_round_end(s); /* the root reads nothing back */
+    }
+}
+
+/* A non-root: wait for slice k from the root, copy it out, free the bank. */
+static void leaf_rounds(vred_shm *s, int root, char *buf, size_t bytes, size_t slice, int nt)
+{
+    uint64_t seq0 = s->seq;
+    uint64_t k = 0;
+    for (size_t off = 0; off < bytes; off += slice, k++) {
+        size_t n = bytes - off < slice ? bytes - off : slice;
+        const char *bank = vred_shm_round_begin(s);
+        vred_shm_wait(s, root, seq0 + k + 1);
+        vred_copy(buf + off, bank, n, nt);
+        vred_shm_round_end(s);
+        vred_shm_post(s); /* nobody waits on it: keeps the seq counters in step */
+    }
+    /* The streamed stores went to this rank's own buffer, published to nobody here; one fence
+     * at the end gives the caller what memcpy gives (glibc fences its streaming copies too),
+     * should it hand the buffer to another process through a plain store. */
+    if (nt) vred_copy_fence();
+}
+
+int vred_shm_bcast_pipe(const vred_shm_args *a)
+{
+    vred_shm *s = a->n->shm;
+    int p = a->n->size;
+    size_t bytes = a->count * a->esize;
+    if (bytes == 0 || p == 1) return MPI_SUCCESS;
+    size_t slice = bcast_slice(s, bytes);
+    if (a->n->rank == a->root) {
+        root_rounds(s, a->sbuf, bytes, slice);
+    } else {
+        size_t w = bytes + bytes * (size_t)(p - 1) + 2 * slice;
+        leaf_rounds(s, a->root, a->rbuf, bytes, slice, vred_copy_use_nt(1, w));
+    }
+    return MPI_SUCCESS;
+}
