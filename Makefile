@@ -25,8 +25,8 @@ test-native: build
 
 test-asan:
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DVRED_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
-	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels test_sparse test_threads
-	ctest --test-dir $(BUILD)/asan --output-on-failure -R '^(kernels|sparse|threads)$$'
+	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels test_sparse test_threads test_copy
+	ctest --test-dir $(BUILD)/asan --output-on-failure -R '^(kernels|sparse|threads|copy)$$'
 
 test-aarch64:
 	cmake -S . -B $(BUILD)/aarch64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/aarch64-linux-gnu.cmake >/dev/null

@@ -10,9 +10,12 @@
 
 #include <stddef.h>
 
-/* dst = src, n bytes, buffers not overlapping; nt = 1: streaming stores for the aligned body
- * (ordinary stores for the unaligned head and tail, and everywhere on CPUs without them).
- * After nt copies, call vred_copy_fence() before publishing the data to another process. */
+/* dst = src, n bytes, buffers not overlapping; nt = 0: memcpy. nt = 1 (x86_64): streaming
+ * stores for the whole 64-byte lines of the destination, with the widest vectors the active ISA
+ * (VRED_ISA cap) allows (AVX-512, AVX2, else SSE2); ordinary stores for the unaligned head and
+ * tail, for copies below 4 KiB, and everywhere on aarch64 (memcpy). The source may have any
+ * alignment. After nt copies, call vred_copy_fence() before publishing the data to another
+ * process. */
 void vred_copy(void *dst, const void *src, size_t n, int nt);
 
 /* Orders earlier streaming stores before later stores (sfence on x86; a no-op where streaming
@@ -26,7 +29,9 @@ int vred_copy_use_nt(int non_temporal, size_t working_set);
 
 /* C: bytes of cache a node's working set can occupy (the last level, plus the private levels
  * of every core where the last level is not inclusive), from hwloc when built with it, else
- * from sysfs. Computed once. */
+ * from sysfs. Computed once. The paper's C = c' + p c'' with c' = llc_bytes, c'' =
+ * private_bytes, p = cores_per_llc (vred_topo); unknown inclusiveness counts as inclusive
+ * (C = c'), the smaller and safer value: streaming starts early rather than late. */
 size_t vred_copy_cache_bytes(void);
 
 #endif

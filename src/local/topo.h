@@ -10,14 +10,17 @@
 
 typedef struct {
     size_t llc_bytes;      /* one last-level cache */
-    size_t private_bytes;  /* the next level down, per core (e.g. L2) */
-    int llc_inclusive;     /* 1 if the last level holds copies of the levels below; -1 unknown */
+    size_t private_bytes;  /* the next level down, per core (e.g. L2; divided among the cores
+                              when a cluster of cores shares it) */
+    int llc_inclusive;     /* 1 if the last level holds copies of the levels below, 0 if not
+                              (hwloc's "Inclusive" info, or CPUID on x86); -1 unknown */
     int cores;             /* cores of the machine */
     int cores_per_llc;     /* cores sharing one last-level cache */
     int sockets;           /* packages (or NUMA nodes) of the machine; >= 1 */
 } vred_topo;
 
-/* The machine, detected once (thread-safe). */
+/* The machine, detected once (thread-safe). Never fails: what cannot be read keeps a default
+ * (LLC 8 MiB, private 1 MiB, 1 socket, cores from sysconf). */
 const vred_topo *vred_topo_get(void);
 
 /* The socket the calling thread's CPU affinity lies in, 0..sockets-1; -1 if it spans several or

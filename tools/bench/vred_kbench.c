@@ -195,7 +195,8 @@ static void usage(FILE *f)
             "  --slots S             inout buffers the calls rotate over (default 16; 1 = every call\n"
             "                        reads what the previous one stored: the store-forwarding chain)\n"
             "  --csv FILE            also write isa,type,op,n,W,masked_ns,cascade_ns,ratio\n"
-            "  --check-only          only check that both forms give the same bytes (no timing)\n");
+            "  --check-only          only check that both forms give the same bytes (no timing)\n"
+            "other subcommands: vred-kbench sparse|threads|copy --help\n");
 }
 
 static int cmd_tails(int argc, char **argv)
@@ -289,6 +290,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "tails")) return cmd_tails(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "sparse")) return kbench_sparse(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "threads")) return kbench_threads(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "copy")) return kbench_copy(argc - 2, argv + 2);
     usage(argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? stdout : stderr);
     return argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? 0 : 2;
 }

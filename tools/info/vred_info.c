@@ -17,6 +17,8 @@
 #include "kernel.h"
 #include "dispatch.h"
 #include "config.h"
+#include "local/copy.h"
+#include "local/topo.h"
 #ifdef VRED_HAVE_HWLOC
 #include <hwloc.h>
 #endif
@@ -327,6 +329,14 @@ int main(int argc, char **argv)
     print_cpu();
     print_isa(list_kernels);
     print_topology();
+    /* What the collectives take from the topology (src/local/topo.c): the adaptive copy's C and
+     * the socket the socket-aware algorithms would put this process in. */
+    const vred_topo *t = vred_topo_get();
+    printf("  as vred sees it: C = %.1f MiB for the adaptive copy (LLC inclusive: %s), %d socket%s, "
+           "this process on socket %d\n",
+           vred_copy_cache_bytes() / 1048576.0,
+           t->llc_inclusive < 0 ? "unknown" : yesno(t->llc_inclusive), t->sockets,
+           t->sockets == 1 ? "" : "s", vred_topo_my_socket());
     printf("\nSettings (environment; value in effect, accepted values)\n");
     vred_config_print(stdout);
     return 0;

@@ -1,0 +1,148 @@
+/*
+ * Adaptive copy (see copy.h). The ordinary copy is memcpy: the C library's is tuned per CPU
+ * (ERMS, widest vectors) and nothing vred could write beats it with temporal stores. The
+ * streaming copy is ours, because the C library chooses streaming stores by copy size alone
+ * (glibc: above ~3/4 of the shared cache), while the collectives know what the size cannot tell:
+ * whether the destination is read again soon and how large the whole working set is.
+ *
+ * Streaming copy layout: ordinary stores (memcpy) up to the first 64-byte boundary of the
+ * destination, then whole cache lines with streaming stores (a partial line written with
+ * streaming stores would go through a write-combining buffer flushed half-full: slower than an
+ * ordinary store), then the tail with memcpy. The source needs no alignment: unaligned loads
+ * cost nothing extra when they do not cross a line, and little when they do. Copies below
+ * NT_MIN are plain memcpy: the head and tail would dominate, and so small a destination is
+ * cheap to keep in the cache anyway.
+ */
+#include "local/copy.h"
+
+#include <stdint.h>
+#include <string.h>
+#include "config.h"
+#include "kernel.h"
+#include "local/topo.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#define NT_MIN 4096
+
+#if defined(__x86_64__)
+#ifdef VRED_HAVE_AVX512
+/* copy_avx512.c: n a multiple of 64, dst 64-byte aligned. */
+void vred_copy_stream_avx512(void *dst, const void *src, size_t n);
+#endif
+
+/* AVX2 body, compiled here with a target attribute (as sparse.c does) since it is a few lines. */
+__attribute__((target("avx2"), noinline)) static void stream_avx2(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    for (size_t i = 0; i < n; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+        _mm256_stream_si256((__m256i *)(void *)(d + i), a);
+        _mm256_stream_si256((__m256i *)(void *)(d + i + 32), b);
+    }
+}
+
+/* SSE2 is part of x86_64: this path needs no check and serves every x86_64 CPU. */
+static void stream_sse2(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    for (size_t i = 0; i < n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 48));
+        _mm_stream_si128((__m128i *)(void *)(d + i), a);
+        _mm_stream_si128((__m128i *)(void *)(d + i + 16), b);
+        _mm_stream_si128((__m128i *)(void *)(d + i + 32), c);
+        _mm_stream_si128((__m128i *)(void *)(d + i + 48), e);
+    }
+}
+
+/* The widest vectors the active ISA allows: VRED_ISA caps the copy as it caps the reductions
+ * (one knob to keep vred off 512-bit registers), and vred_isa_active() never names an ISA the
+ * CPU and the OS do not support. One load of a global per call: no CPUID on the hot path. */
+static void stream_body(void *dst, const void *src, size_t n)
+{
+    vred_isa isa = vred_isa_active();
+#ifdef VRED_HAVE_AVX512
+    if (isa == VRED_ISA_AVX512) {
+        vred_copy_stream_avx512(dst, src, n);
+        return;
+    }
+#endif
+    if ((isa == VRED_ISA_AVX2 || isa == VRED_ISA_AVX512) && vred_cpu()->avx2)
+        stream_avx2(dst, src, n);
+    else
+        stream_sse2(dst, src, n);
+}
+#endif
+
+void vred_copy(void *dst, const void *src, size_t n, int nt)
+{
+#if defined(__x86_64__)
+    if (nt && n >= NT_MIN) {
+        unsigned char *d = dst;
+        const unsigned char *s = src;
+        size_t head = (size_t)(-(uintptr_t)d & 63); /* bytes to the next line boundary */
+        memcpy(d, s, head);
+        d += head, s += head, n -= head;
+        size_t body = n & ~(size_t)63;
+        stream_body(d, s, body);
+        memcpy(d + body, s + body, n - body);
+        return;
+    }
+#endif
+    /* aarch64: STNP is only a hint (the cores may still allocate), and glibc's memcpy already
+     * uses DC ZVA / wide pair stores for large copies; plain memcpy is the measured-safe choice. */
+    (void)nt;
+    if (n) memcpy(dst, src, n);
+}
+
+void vred_copy_fence(void)
+{
+#if defined(__x86_64__)
+    /* Streaming stores are weakly ordered: without this, a flag store could become visible to
+     * another core before the data it announces. */
+    _mm_sfence();
+#elif defined(__aarch64__)
+    /* Nothing streamed here (see vred_copy), but a caller may publish data from other threads'
+     * stores too; a store barrier keeps the contract "earlier stores before later stores". */
+    __asm__ volatile("dmb ishst" ::: "memory");
+#else
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
+int vred_copy_use_nt(int non_temporal, size_t working_set)
+{
+    switch (vred_config_get()->nt) {
+    case VRED_NT_OFF: return 0;
+    case VRED_NT_ON: return non_temporal != 0;
+    default:
+        /* The paper's algorithm 1 as its text states it (the printed pseudo-code has the two
+         * branches swapped): stream only data not read again soon, in a working set that does
+         * not fit the cache anyway. */
+        return non_temporal && working_set > vred_copy_cache_bytes();
+    }
+}
+
+size_t vred_copy_cache_bytes(void)
+{
+    /* C = c' (+ p c'' when the last level does not hold copies of the private levels: then a
+     * line lives in exactly one of them, and the private caches add to the capacity). Unknown
+     * inclusiveness counts as inclusive: the smaller C, so streaming starts at worst a little
+     * early, while a C too large would keep ordinary stores evicting dirty lines. */
+    static size_t c; /* races only write the same value */
+    size_t v = __atomic_load_n(&c, __ATOMIC_RELAXED);
+    if (v) return v;
+    const vred_topo *t = vred_topo_get();
+    v = t->llc_bytes;
+    if (t->llc_inclusive == 0) v += t->private_bytes * (size_t)t->cores_per_llc;
+    __atomic_store_n(&c, v, __ATOMIC_RELAXED);
+    return v;
+}

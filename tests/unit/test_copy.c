@@ -1,0 +1,153 @@
+/*
+ * The adaptive copy (src/local/copy.c) and the topology it sizes C from (src/local/topo.c).
+ *
+ * Copies: every length 0..1100 at every (src, dst) misalignment 0..63, lengths around the
+ * streaming threshold (4 KiB, where the head / body / tail split starts), and a few large ones
+ * (64 KiB + 7, 1 MiB + 3) at sampled misalignments; ordinary and streaming, under every ISA cap
+ * the CPU supports (the streaming body is SSE2, AVX2 or AVX-512 by the cap). Each copy must give
+ * the source's bytes and write nothing outside [dst, dst + n): 64 guard bytes either side.
+ *
+ * The rule: with VRED_NT unset (auto), use_nt(0, huge) = 0, use_nt(1, 1) = 0, use_nt(1, 1 TiB)
+ * = 1; with VRED_NT=on/off the overrides. The topology: sizes > 0, sockets >= 1, my socket in
+ * range, C >= the last-level cache.
+ *
+ * VRED_TEST_QUICK=1 thins the sweep (emulators, sanitizers).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "dispatch.h"
+#include "kernel.h"
+#include "local/copy.h"
+#include "local/topo.h"
+#include "vred.h"
+
+static long passed, failed;
+static int quick;
+
+#define CHECK(c, ...)                                                                         \
+    do {                                                                                      \
+        if (c) passed++;                                                                      \
+        else if (failed++ < 30) {                                                             \
+            printf("FAIL %s:%d ", __FILE__, __LINE__);                                        \
+            printf(__VA_ARGS__);                                                              \
+            printf("\n");                                                                     \
+        }                                                                                     \
+    } while (0)
+
+#define GUARD 64
+#define GUARD_BYTE 0xa5
+
+static unsigned char *srcbuf, *dstbuf;
+static size_t bufsize;
+
+/* One copy of n bytes from srcbuf + 64 + so to dstbuf + 64 + do_; checks data and guards. */
+static void one(size_t n, size_t so, size_t doff, int nt)
+{
+    const unsigned char *s = srcbuf + GUARD + so;
+    unsigned char *d = dstbuf + GUARD + doff;
+    /* guards and the destination itself: a byte the copy skips shows as GUARD_BYTE ^ 0x5a... */
+    memset(dstbuf + doff, GUARD_BYTE, n + 2 * GUARD);
+    vred_copy(d, s, n, nt);
+    vred_copy_fence();
+    int ok = memcmp(d, s, n) == 0;
+    CHECK(ok, "n=%zu src+%zu dst+%zu nt=%d: data differs", n, so, doff, nt);
+    int guard_ok = 1;
+    for (size_t i = 0; i < GUARD; i++)
+        guard_ok &= d[-1 - (ptrdiff_t)i] == GUARD_BYTE && d[n + i] == GUARD_BYTE;
+    CHECK(guard_ok, "n=%zu src+%zu dst+%zu nt=%d: wrote outside [dst, dst+n)", n, so, doff, nt);
+}
+
+static void sweep(int small)
+{
+    /* small: every length, every misalignment pair (quick: a diagonal and a few rows) */
+    for (size_t n = 0; small && n <= 1100; n += quick ? 7 : 1)
+        for (size_t so = 0; so < 64; so++)
+            for (size_t d = 0; d < 64; d++) {
+                if (quick && so != d && so != (d * 13 + n) % 64 && d != 0) continue;
+                one(n, so, d, 0);
+                one(n, so, d, 1);
+            }
+    /* around the streaming threshold and one line over: every head/tail combination */
+    for (size_t n = 4096 - 80; n <= 4096 + 200; n += quick ? 13 : 1)
+        for (size_t so = 0; so < 64; so += quick ? 21 : 5)
+            for (size_t d = 0; d < 64; d++) one(n, so, d, 1);
+    /* large: sampled misalignments */
+    static const size_t big[] = {8191, 65536 + 7, (1u << 20) + 3};
+    for (size_t b = 0; b < sizeof big / sizeof *big; b++)
+        for (size_t so = 0; so < 64; so += quick ? 31 : 9)
+            for (size_t d = 0; d < 64; d += quick ? 17 : 7) {
+                one(big[b], so, d, 0);
+                one(big[b], so, d, 1);
+            }
+}
+
+static void check_rule(void)
+{
+    vred_nt_mode mode = vred_config_get()->nt;
+    size_t c = vred_copy_cache_bytes();
+    size_t huge = (size_t)1 << 40;
+    printf("  C = %zu bytes, VRED_NT mode %d\n", c, (int)mode);
+    CHECK(c >= vred_topo_get()->llc_bytes, "C %zu below the LLC", c);
+    CHECK(vred_copy_cache_bytes() == c, "C changes between calls");
+    if (mode == VRED_NT_AUTO) {
+        CHECK(vred_copy_use_nt(0, huge) == 0, "auto: temporal data must not stream");
+        CHECK(vred_copy_use_nt(1, 1) == 0, "auto: a 1-byte working set must not stream");
+        CHECK(vred_copy_use_nt(1, huge) == 1, "auto: non-temporal data in 1 TiB must stream");
+        CHECK(vred_copy_use_nt(1, c) == 0, "auto: W = C fits the cache");
+        CHECK(vred_copy_use_nt(1, c + 1) == 1, "auto: W = C + 1 does not fit");
+    } else if (mode == VRED_NT_ON) {
+        CHECK(vred_copy_use_nt(1, 1) == 1 && vred_copy_use_nt(0, huge) == 0, "VRED_NT=on");
+    } else {
+        CHECK(vred_copy_use_nt(1, huge) == 0 && vred_copy_use_nt(0, huge) == 0, "VRED_NT=off");
+    }
+}
+
+static void check_topo(void)
+{
+    const vred_topo *t = vred_topo_get();
+    int me = vred_topo_my_socket();
+    printf("  topology: LLC %zu B (inclusive %d, %d cores share it), private %zu B, %d cores, "
+           "%d socket(s), mine %d\n",
+           t->llc_bytes, t->llc_inclusive, t->cores_per_llc, t->private_bytes, t->cores,
+           t->sockets, me);
+    CHECK(t == vred_topo_get(), "vred_topo_get: one table");
+    CHECK(t->llc_bytes > 0 && t->private_bytes > 0, "cache sizes");
+    CHECK(t->llc_inclusive >= -1 && t->llc_inclusive <= 1, "inclusive %d", t->llc_inclusive);
+    CHECK(t->cores >= 1 && t->cores_per_llc >= 1 && t->cores_per_llc <= t->cores, "cores");
+    CHECK(t->sockets >= 1, "sockets %d", t->sockets);
+    CHECK(me >= -1 && me < t->sockets, "my socket %d", me);
+}
+
+int main(void)
+{
+    quick = getenv("VRED_TEST_QUICK") && atoi(getenv("VRED_TEST_QUICK"));
+    printf("vred copy test: best ISA %s%s\n", vred_isa_name(vred_isa_best()), quick ? " (quick)" : "");
+    bufsize = (1u << 20) + 3 + 2 * GUARD + 128;
+    srcbuf = aligned_alloc(4096, bufsize + 4096 - bufsize % 4096);
+    dstbuf = aligned_alloc(4096, bufsize + 4096 - bufsize % 4096);
+    if (!srcbuf || !dstbuf) return printf("out of memory\n"), 1;
+    for (size_t i = 0; i < bufsize; i++) srcbuf[i] = (unsigned char)(i * 251 + (i >> 8) * 7 + 1);
+
+    check_topo();
+    check_rule();
+    /* every ISA the CPU runs: the cap picks the streaming body (SSE2 below AVX2) */
+    const vred_isa *caps;
+    size_t ncaps = vred_isa_ladder(&caps);
+    for (size_t c = 0; c < ncaps; c++) {
+        if (!vred_isa_supported(caps[c])) continue;
+        if (vred_isa_cap(caps[c]) != VRED_OK) continue;
+        long before = passed + failed;
+        /* below the threshold no ISA is involved: the small lengths once, under the first cap */
+        sweep(c == 0);
+        printf("  ISA cap %s: %ld checks\n", vred_isa_name(caps[c]), passed + failed - before);
+    }
+    vred_isa_cap(VRED_ISA_COUNT);
+    free(srcbuf);
+    free(dstbuf);
+    printf("%ld checks: %ld passed, %ld failed\n", passed + failed, passed, failed);
+    return failed ? 1 : 0;
+}
