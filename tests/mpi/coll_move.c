@@ -1,0 +1,357 @@
+/*
+ * Conformance of vred's data-movement collectives (MPI_Bcast, MPI_Allgather) with the MPI
+ * library's own: every rank calls MPI_X (libvred-mpi.so, linked before the MPI) and PMPI_X on
+ * identical buffers and compares the two results bit for bit, and both with the exact answer
+ * (every rank's data is a function of the case and the rank, so each rank computes what it must
+ * receive without communicating).
+ *
+ * Cases: Bcast with root 0, last and middle; Allgather, with and without MPI_IN_PLACE; types
+ * MPI_BYTE, MPI_INT, MPI_DOUBLE; about 0, 1, 7, 4095, 65537 and 1M+3 bytes per rank (elements:
+ * the bytes divided by the type size, rounded up; 1M+3 for one type per communicator and
+ * collective, rotating); buffers at aligned and odd byte offsets (rotating); on MPI_COMM_WORLD,
+ * an odd/even split, a dup and a reversed split (key = -rank); algorithms "auto", "mpi", "pipe"
+ * forced in turn with vred_mpi_force(); with MPI-4, alternate cases through the _c entry
+ * points. Everywhere: nothing is written before or after the receive buffer, the send buffer
+ * (allgather) and the root's buffer (bcast) are not modified.
+ * A derived type (MPI_Type_vector and MPI_Type_contiguous of ints) and a padded pair type
+ * (MPI_DOUBLE_INT) must go to the MPI (last_alg "mpi") and give its result, under every forced
+ * algorithm.
+ *
+ * Options (identical on every rank):
+ *   --expect-vred         forced "pipe" must be served by "pipe", "mpi" by the MPI, "auto" by a
+ *                         known name (count > 0, communicator of 2+ ranks)
+ *   --expect-passthrough  (VRED_DISABLE=1) every call must be the MPI's
+ *   --sample=K[:P]        run only every K-th case, starting at P (slow oversubscribed MPIs)
+ *   VRED_TEST_TRACE=1     print each case before it runs
+ * Prints one summary line; exits 1 (after MPI_Finalize) if any check failed on any rank.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int vred_mpi_force(const char *collective, const char *algorithm) __attribute__((weak));
+extern const char *vred_mpi_last_alg(void) __attribute__((weak));
+
+enum { MODE_COMPARE, MODE_VRED, MODE_PASS };
+static int mode = MODE_COMPARE, trace, wrank;
+static long checks, failures, printed, served, calls;
+static long enumno, caseno, sample_k = 1, sample_phase;
+
+static int take(void)
+{
+    long e = enumno++;
+    if (e % sample_k != sample_phase) return 0;
+    caseno = e;
+    return 1;
+}
+
+static void fail(const char *desc, const char *what)
+{
+    failures++;
+    if (printed++ < 25) printf("FAIL rank %d: %s: %s\n", wrank, desc, what);
+    fflush(stdout);
+}
+
+/* ---- data: a function of (case, rank, byte index) ------------------------------------------ */
+static unsigned char data_byte(long c, int rank, size_t i)
+{
+    uint64_t x = (uint64_t)c * 0x9E3779B97F4A7C15ull ^ (uint64_t)(rank + 1) * 0xD1B54A32D192ED03ull ^
+                 (uint64_t)(i >> 3) * 0x2545F4914F6CDD1Dull;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    return (unsigned char)(x >> ((i & 7) * 8));
+}
+static void fill(unsigned char *p, size_t n, long c, int rank)
+{
+    for (size_t i = 0; i < n; i++) p[i] = data_byte(c, rank, i);
+}
+
+/* A payload of `bytes` at `off` past a 64-byte boundary, PAD canary bytes each side. */
+enum { PAD = 64 };
+typedef struct {
+    unsigned char *base, *p;
+    size_t total;
+} buf;
+static unsigned char canary(size_t i) { return (unsigned char)(0xA5u + 29u * (unsigned)i); }
+static void buf_alloc(buf *b, size_t bytes, int off)
+{
+    b->total = PAD + (size_t)off + bytes + PAD;
+    b->base = aligned_alloc(64, (b->total + 63) / 64 * 64);
+    if (!b->base) {
+        fprintf(stderr, "rank %d: out of memory\n", wrank);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (size_t i = 0; i < b->total; i++) b->base[i] = canary(i);
+    b->p = b->base + PAD + off;
+}
+static int canaries_ok(const buf *b, size_t bytes)
+{
+    size_t pre = (size_t)(b->p - b->base);
+    for (size_t i = 0; i < pre; i++)
+        if (b->base[i] != canary(i)) return 0;
+    for (size_t i = pre + bytes; i < b->total; i++)
+        if (b->base[i] != canary(i)) return 0;
+    return 1;
+}
+
+/* ---- cases -------------------------------------------------------------------------------- */
+typedef struct {
+    const char *name;
+    MPI_Comm c;
+    int rank, size;
+} commi;
+
+enum { K_BCAST, K_ALLGATHER };
+typedef struct {
+    const char *name;
+    MPI_Datatype dt;
+    int size;
+} typei;
+
+typedef struct {
+    int kind, root, inplace, bigc, off;
+    const commi *cm;
+    const typei *t;
+    long count;
+    const char *alg;
+    int must_pass; /* derived or padded type: the MPI's */
+    MPI_Datatype dt;
+    size_t span; /* bytes one rank's block spans (derived types: the extent) */
+} tcase;
+
+static int call(int vred, const tcase *c, const void *sb, void *rb)
+{
+    MPI_Comm comm = c->cm->c;
+#if MPI_VERSION >= 4
+    if (c->bigc) {
+        MPI_Count n = (MPI_Count)c->count;
+        if (c->kind == K_BCAST)
+            return vred ? MPI_Bcast_c(rb, n, c->dt, c->root, comm)
+                        : PMPI_Bcast_c(rb, n, c->dt, c->root, comm);
+        return vred ? MPI_Allgather_c(sb, n, c->dt, rb, n, c->dt, comm)
+                    : PMPI_Allgather_c(sb, n, c->dt, rb, n, c->dt, comm);
+    }
+#endif
+    int n = (int)c->count;
+    if (c->kind == K_BCAST)
+        return vred ? MPI_Bcast(rb, n, c->dt, c->root, comm)
+                    : PMPI_Bcast(rb, n, c->dt, c->root, comm);
+    return vred ? MPI_Allgather(sb, n, c->dt, rb, n, c->dt, comm)
+                : PMPI_Allgather(sb, n, c->dt, rb, n, c->dt, comm);
+}
+
+static void describe(char *d, size_t ds, const tcase *c)
+{
+    snprintf(d, ds, "case %ld %s%s comm=%s(%d/%d) root=%d inplace=%d type=%s count=%ld off=%d "
+             "alg=%s", caseno, c->kind == K_BCAST ? "bcast" : "allgather", c->bigc ? "_c" : "",
+             c->cm->name, c->cm->rank, c->cm->size, c->root, c->inplace, c->t->name, c->count,
+             c->off, c->alg);
+}
+
+static void check_alg(const tcase *c, const char *desc)
+{
+    const char *la = vred_mpi_last_alg ? vred_mpi_last_alg() : NULL;
+    char what[160];
+    calls++;
+    if (la && strcmp(la, "mpi")) served++;
+    if (mode == MODE_COMPARE && !c->must_pass) return;
+    if (!la) {
+        if (mode != MODE_COMPARE) fail(desc, "vred_mpi_last_alg() not exported");
+        return;
+    }
+    snprintf(what, sizeof what, "served by \"%s\"", la);
+    checks++;
+    if (mode == MODE_PASS || c->must_pass) {
+        if (strcmp(la, "mpi")) fail(desc, what);
+        return;
+    }
+    if (c->count == 0 || c->cm->size == 1) return; /* nothing moves: anyone may end it */
+    if (strcmp(c->alg, "auto") ? strcmp(la, c->alg) != 0
+                               : strcmp(la, "mpi") && strcmp(la, "pipe")) {
+        fail(desc, what);
+    }
+}
+
+/* What this rank must hold after the call (NULL: derived type; only vred vs the MPI). */
+static unsigned char *expected(const tcase *c, size_t rbytes, size_t block)
+{
+    if (c->must_pass) return NULL;
+    unsigned char *e = malloc(rbytes + 1);
+    if (c->kind == K_BCAST) fill(e, block, caseno, c->root);
+    else
+        for (int q = 0; q < c->cm->size; q++) fill(e + (size_t)q * block, block, caseno, q);
+    return e;
+}
+
+static void run_case(tcase *c)
+{
+    int p = c->cm->size, r = c->cm->rank;
+    size_t block = c->span;
+    size_t rbytes = c->kind == K_BCAST ? block : block * (size_t)p;
+    char desc[256];
+    describe(desc, sizeof desc, c);
+    if (trace) {
+        printf("trace rank %d: %s\n", wrank, desc);
+        fflush(stdout);
+    }
+    if (vred_mpi_force) {
+        const char *f = c->kind == K_BCAST ? "bcast" : "allgather";
+        if (vred_mpi_force(f, c->alg) != 0 && mode == MODE_VRED) fail(desc, "force refused");
+    }
+    buf sa, sb, ra, rb;
+    buf_alloc(&sa, block, c->off);
+    buf_alloc(&sb, block, c->off);
+    buf_alloc(&ra, rbytes, c->off ? 64 - c->off : 0);
+    buf_alloc(&rb, rbytes, c->off ? 64 - c->off : 0);
+    fill(sa.p, block, caseno, r);
+    fill(sb.p, block, caseno, r);
+    /* Receive buffers: bcast: the root's data at the root, junk elsewhere; allgather: junk, and
+     * the own block in place. */
+    fill(ra.p, rbytes, caseno + 1000003, r);
+    if (c->kind == K_BCAST && r == c->root) fill(ra.p, block, caseno, r);
+    if (c->kind == K_ALLGATHER && c->inplace) fill(ra.p + (size_t)r * block, block, caseno, r);
+    memcpy(rb.p, ra.p, rbytes);
+    const void *sendv = c->inplace ? MPI_IN_PLACE : sa.p;
+    const void *sendp = c->inplace ? MPI_IN_PLACE : sb.p;
+
+    int rv = call(1, c, sendv, ra.p);
+    check_alg(c, desc);
+    int rp = call(0, c, sendp, rb.p);
+    if (rv != MPI_SUCCESS || rp != MPI_SUCCESS) fail(desc, "error returned");
+    checks += 4;
+    if (memcmp(ra.base, rb.base, ra.total)) {
+        size_t i = 0;
+        while (ra.base[i] == rb.base[i]) i++;
+        char w[96];
+        snprintf(w, sizeof w, "vred differs from the MPI at byte %ld",
+                 (long)i - (long)(ra.p - ra.base));
+        fail(desc, w);
+    }
+    if (!canaries_ok(&ra, rbytes)) fail(desc, "written outside the receive buffer");
+    unsigned char *e = expected(c, rbytes, block);
+    if (e && memcmp(e, ra.p, rbytes)) fail(desc, "wrong result");
+    free(e);
+    if (c->kind == K_ALLGATHER && !c->inplace) {
+        unsigned char *s0 = malloc(block + 1);
+        fill(s0, block, caseno, r);
+        if (memcmp(s0, sa.p, block) || !canaries_ok(&sa, block)) fail(desc, "send buffer modified");
+        free(s0);
+    }
+    free(sa.base), free(sb.base), free(ra.base), free(rb.base);
+}
+
+/* ---- enumeration -------------------------------------------------------------------------- */
+static const char *algs[] = {"auto", "mpi", "pipe"};
+enum { NALG = 3, NBYTES = 6 };
+static const long byte_counts[NBYTES] = {0, 1, 7, 4095, 65537, (1L << 20) + 3};
+
+static void predefined_cases(const commi *cm, int ci, const typei *types, int ntypes)
+{
+    int p = cm->size;
+    for (int v = 0; v < 5; v++) { /* bcast root 0/last/middle; allgather, in place or not */
+        int kind = v < 3 ? K_BCAST : K_ALLGATHER;
+        int root = v == 0 ? 0 : v == 1 ? p - 1 : p / 2;
+        for (int ti = 0; ti < ntypes; ti++)
+            for (int bi = 0; bi < NBYTES; bi++) {
+                if (bi == NBYTES - 1 && ti != (ci + v) % ntypes) continue;
+                for (int ai = 0; ai < NALG; ai++) {
+                    if (!take()) continue;
+                    const typei *t = &types[ti];
+                    tcase c = {kind, kind == K_BCAST ? root : 0, v == 4, (int)(caseno % 2),
+                               (int)(caseno % 3 == 1 ? 1 : caseno % 3 == 2 ? 13 : 0), cm, t,
+                               (byte_counts[bi] + t->size - 1) / t->size, algs[ai], 0, t->dt, 0};
+                    c.span = (size_t)c.count * (size_t)t->size;
+                    run_case(&c);
+                }
+            }
+    }
+}
+
+/* Derived and padded types: the MPI's, whatever is forced. */
+static void passthrough_cases(const commi *cm)
+{
+    enum { N = 1000 };
+    MPI_Datatype vec, con;
+    MPI_Type_vector(N, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    MPI_Type_contiguous(4, MPI_INT, &con);
+    MPI_Type_commit(&con);
+    static typei tv = {"vector(1000,1,2,int)", MPI_DATATYPE_NULL, 4};
+    static typei tc = {"contiguous(4,int)", MPI_DATATYPE_NULL, 4};
+    static typei tp = {"MPI_DOUBLE_INT", MPI_DATATYPE_NULL, 12};
+    tv.dt = vec, tc.dt = con, tp.dt = MPI_DOUBLE_INT;
+    const typei *ts[3] = {&tv, &tc, &tp};
+    for (int k = 0; k < 2; k++)
+        for (int ti = 0; ti < 3; ti++)
+            for (int ai = 0; ai < NALG; ai++) {
+                if (!take()) continue;
+                MPI_Aint lb, ext;
+                MPI_Type_get_extent(ts[ti]->dt, &lb, &ext);
+                long count = ti == 0 ? 1 : 513;
+                tcase c = {k, cm->size - 1, 0, 0, 0, cm, ts[ti], count, algs[ai], 1, ts[ti]->dt,
+                           (size_t)ext * (size_t)count};
+                run_case(&c);
+            }
+    MPI_Type_free(&vec);
+    MPI_Type_free(&con);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int wsize;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--expect-vred")) mode = MODE_VRED;
+        else if (!strcmp(argv[i], "--expect-passthrough")) mode = MODE_PASS;
+        else if (!strncmp(argv[i], "--sample=", 9)) {
+            char *end;
+            sample_k = strtol(argv[i] + 9, &end, 10);
+            sample_phase = *end == ':' ? strtol(end + 1, NULL, 10) : 0;
+            if (sample_k < 1) sample_k = 1;
+            sample_phase %= sample_k;
+        }
+    }
+    trace = getenv("VRED_TEST_TRACE") && atoi(getenv("VRED_TEST_TRACE"));
+    if (mode == MODE_VRED && (!vred_mpi_force || !vred_mpi_last_alg)) {
+        if (!wrank) printf("FAIL: vred_mpi_force/vred_mpi_last_alg not exported\n");
+        MPI_Finalize();
+        return 1;
+    }
+
+    commi cms[4];
+    MPI_Comm split, dup, rev;
+    MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &split);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, -wrank, &rev);
+    cms[0] = (commi){"world", MPI_COMM_WORLD, 0, 0};
+    cms[1] = (commi){"split", split, 0, 0};
+    cms[2] = (commi){"dup", dup, 0, 0};
+    cms[3] = (commi){"reversed", rev, 0, 0};
+    typei types[3] = {{"MPI_BYTE", MPI_BYTE, 1}, {"MPI_INT", MPI_INT, 4},
+                      {"MPI_DOUBLE", MPI_DOUBLE, 8}};
+    for (int i = 0; i < 4; i++) {
+        MPI_Comm_rank(cms[i].c, &cms[i].rank);
+        MPI_Comm_size(cms[i].c, &cms[i].size);
+        predefined_cases(&cms[i], i, types, 3);
+        passthrough_cases(&cms[i]);
+    }
+    if (vred_mpi_force) {
+        vred_mpi_force("bcast", "auto");
+        vred_mpi_force("allgather", "auto");
+    }
+    long tot[2] = {failures, checks}, all[2];
+    PMPI_Allreduce(tot, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD); /* not under test */
+    if (!wrank)
+        printf("coll_move: %d ranks, %ld checks, %ld failures; vred served %ld of %ld calls "
+               "(rank 0)\n", wsize, all[1], all[0], served, calls);
+    MPI_Comm_free(&split);
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&rev);
+    MPI_Finalize();
+    return all[0] ? 1 : 0;
+}
