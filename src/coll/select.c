@@ -234,7 +234,9 @@ vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred
 {
     vred_alg want = env_choice(coll);
     const rule *best = want == VRED_ALG_AUTO || want == VRED_ALG_MPI ? NULL : find(coll, want);
-    if (best && !usable(best, vc)) best = NULL, want = VRED_ALG_AUTO; /* e.g. no region */
+    /* A forced algorithm that cannot run here (no region, no node with two ranks): vred's best
+     * other one, still vred's (the user asked for vred, not for the MPI). */
+    if (best && !usable(best, vc)) best = p2p_choice(coll, vc, bytes);
     if (want == VRED_ALG_AUTO && (double)bytes < vc->model.mpi_min_bytes[coll])
         want = VRED_ALG_MPI;
     if (want == VRED_ALG_AUTO) {

@@ -71,9 +71,10 @@ int vred_bcast_pipe(const vred_coll_args *a)
     return vred_shm_bcast_pipe(&s);
 }
 
+/* One node only (select.c never picks it across nodes: ranks of several nodes interleave in
+ * the result, which the MPI's own allgather handles). */
 int vred_allgather_pipe(const vred_coll_args *a)
 {
-    if (a->vc->node->nodes > 1) return vred_hier_allgather(a);
     vred_shm_args s = node_args(a);
     return vred_shm_allgather_pipe(&s);
 }

@@ -15,6 +15,5 @@ int vred_hier_reduce(const vred_coll_args *a, vred_shm_fn node_reduce);
 int vred_hier_allreduce(const vred_coll_args *a, vred_shm_fn node_reduce);
 int vred_hier_reduce_scatter(const vred_coll_args *a, vred_shm_fn node_reduce);
 int vred_hier_bcast(const vred_coll_args *a);
-int vred_hier_allgather(const vred_coll_args *a);
 
 #endif

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# A rank killed with SIGKILL during shared-memory collectives: the job must end (within the
+# timeout, not hang) and /dev/shm must hold no vred segment afterwards.
+# usage: shm_kill.sh <mpiexec and its options...> -- <test binary>
+set -u
+launch=()
+while [ "$1" != "--" ]; do launch+=("$1"); shift; done
+shift
+exe=$1
+before=$(ls /dev/shm 2>/dev/null | grep -c '^vred-' || true)
+start=$(date +%s)
+timeout 120 "${launch[@]}" -np 3 "$exe" --kill >/dev/null 2>&1
+rc=$?
+took=$(( $(date +%s) - start ))
+after=$(ls /dev/shm 2>/dev/null | grep -c '^vred-' || true)
+echo "shm_kill: job ended with status $rc after ${took}s; vred segments in /dev/shm: before $before, after $after"
+if [ "$rc" -eq 124 ]; then echo "shm_kill: FAILED: the job hung"; exit 1; fi
+if [ "$rc" -eq 0 ]; then echo "shm_kill: FAILED: the job did not notice the killed rank"; exit 1; fi
+if [ "$after" -gt "$before" ]; then echo "shm_kill: FAILED: a segment was left in /dev/shm"; exit 1; fi
+echo "shm_kill: ok"
