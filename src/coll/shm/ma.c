@@ -1,0 +1,198 @@
+/*
+ * The movement-avoiding chunk engine (the second paper, sec. 3.3-3.5, fig. 6 and algorithm 2;
+ * geometry and groups in ma.h).
+ *
+ * One round per chunk, in a group of g ranks where rank t owns part t:
+ *   step 0:      copy part (t+1) % g of sbuf into the bank (ordinary stores: the neighbour
+ *                reduces it in the next step, so it should stay in the cache);
+ *   step j > 0:  once the next rank of the group has published its step j-1, reduce part
+ *                (t+1+j) % g of sbuf into the bank (A += B), which that rank left there.
+ * Each part thus travels once around the group, collecting every rank's contribution from the
+ * rank's own private buffer: only one copy per part (the theorem's minimum), never a copy of
+ * a rank's own part. The last step (j = g-1) lands on part t: the group's whole sum.
+ *
+ * Flat (one group): reduce_scatter writes that sum straight into rbuf (C = A + B); allreduce
+ * and reduce leave it in the bank, and after everyone's last step every rank (allreduce) or the
+ * root (reduce) copies the whole chunk out: a non-temporal copy in the paper's sense (rbuf is
+ * not read again during the collective), streamed when the working set exceeds the cache.
+ *
+ * Synchronisation: every rank posts after each of its g steps, then posts padding up to gmax
+ * (the largest group), so that after every round the seq counters of all node ranks are equal
+ * whatever their group (sync.h relies on it); allreduce/reduce with several groups post once
+ * more after the combine. Banks alternate per round (vred_shm_round_begin), so round c+1
+ * starts while slow ranks still read round c, without a barrier.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "ma.h"
+#include "local/copy.h"
+#include "local/threads.h"
+
+/* Below this many node ranks the block boundaries live on the stack. */
+enum { STACK_RANKS = 128 };
+
+size_t vred_ma_slot_n(const vred_ma *ma, int q)
+{
+    size_t first = ma->disp[q] + ma->c * ma->I, end = ma->disp[q + 1];
+    if (first >= end) return 0;
+    return end - first < ma->I ? end - first : ma->I;
+}
+
+char *vred_ma_slot(const vred_ma *ma, int group, int q)
+{
+    return ma->bank + ((size_t)group * (size_t)ma->p + (size_t)q) * ma->I * ma->es;
+}
+
+static const char *slot_src(const vred_ma *ma, int q)
+{
+    return vred_at(ma->a->sbuf, ma->disp[q] + ma->c * ma->I, ma->es);
+}
+
+void vred_ma_op(const vred_ma *ma, const void *in, const void *inout, void *out, size_t n)
+{
+    if (n) vred_par_reduce3(ma->a->e, ma->es, in, inout, out, n);
+}
+
+char *vred_ma_own_out(const vred_ma *ma)
+{
+    if (ma->kind == VRED_MA_REDUCE_SCATTER && !ma->shifted)
+        return vred_at(ma->a->rbuf, ma->c * ma->I, ma->es);
+    return vred_ma_slot(ma, 0, ma->r);
+}
+
+/* Step j of the group phase on part (t+1+j) % g: its slots [q0, q1). */
+static void group_step(const vred_ma *ma, int j)
+{
+    int part = (ma->t + 1 + j) % ma->g;
+    int q0 = (int)vred_block_lo((size_t)ma->p, ma->g, part);
+    int q1 = (int)vred_block_lo((size_t)ma->p, ma->g, part + 1);
+    /* Flat: the last step completes this rank's own slot; with groups it is only a partial. */
+    int final = ma->m == 1 && j == ma->g - 1;
+    for (int q = q0; q < q1; q++) {
+        size_t n = vred_ma_slot_n(ma, q);
+        if (!n) continue;
+        char *slot = vred_ma_slot(ma, ma->k, q);
+        if (j == 0)
+            vred_copy(slot, slot_src(ma, q), n * ma->es, 0);
+        else
+            vred_ma_op(ma, slot_src(ma, q), slot, final ? vred_ma_own_out(ma) : slot, n);
+    }
+}
+
+/* The bank's whole chunk to rbuf (allreduce: every rank; reduce: the root). In place this
+ * overwrites only the chunk's own input elements, which this rank has read already, and later
+ * chunks read only elements past them. */
+static void copy_out(const vred_ma *ma)
+{
+    for (int q = 0; q < ma->p; q++) {
+        size_t n = vred_ma_slot_n(ma, q);
+        if (n)
+            vred_copy(vred_at(ma->a->rbuf, ma->disp[q] + ma->c * ma->I, ma->es),
+                      vred_ma_slot(ma, 0, q), n * ma->es, ma->nt);
+    }
+}
+
+/* After the reduction of the chunk: results to where they belong. */
+static void finish_round(const vred_ma *ma)
+{
+    vred_shm *s = ma->s;
+    if (ma->kind == VRED_MA_REDUCE_SCATTER) {
+        /* In place with the own block elsewhere than at the start, the sum went to the bank:
+         * writing rbuf[c I ..] directly could have overwritten input of this very chunk. */
+        size_t n = vred_ma_slot_n(ma, ma->r);
+        if (ma->shifted && n)
+            vred_copy(vred_at(ma->a->rbuf, ma->c * ma->I, ma->es), vred_ma_slot(ma, 0, ma->r),
+                      n * ma->es, ma->nt);
+        return;
+    }
+    if (ma->m > 1) vred_shm_post(s); /* the combined slot r is in the bank */
+    if (ma->kind == VRED_MA_REDUCE && ma->r != ma->a->root) return;
+    vred_shm_wait_all(s, s->seq); /* every slot of the chunk complete */
+    copy_out(ma);
+}
+
+static void round_run(vred_ma *ma)
+{
+    vred_shm *s = ma->s;
+    ma->bank = vred_shm_round_begin(s);
+    uint64_t seq0 = s->seq;
+    int next = ma->base + (ma->t + 1) % ma->g; /* who hands this rank the part of each step */
+    for (int j = 0; j < ma->g; j++) {
+        if (j) vred_shm_wait(s, next, seq0 + (uint64_t)j);
+        group_step(ma, j);
+        vred_shm_post(s);
+    }
+    for (int j = ma->g; j < ma->gmax; j++) vred_shm_post(s); /* keep seq equal across groups */
+    if (ma->m > 1) {
+        vred_shm_wait_all(s, s->seq); /* every group's partial of every slot */
+        vred_ma_combine(ma);
+    }
+    finish_round(ma);
+    vred_shm_round_end(s);
+}
+
+/* One rank: the result is the input (the front never sends p = 1 here; this keeps it safe). */
+static int single_rank(const vred_shm_args *a, size_t count)
+{
+    if (count && a->sbuf != a->rbuf) memcpy(a->rbuf, a->sbuf, count * a->esize);
+    return MPI_SUCCESS;
+}
+
+static void fill_disp(const vred_shm_args *a, vred_ma_kind kind, int p, size_t *disp)
+{
+    disp[0] = 0;
+    for (int q = 0; q < p; q++)
+        disp[q + 1] = kind == VRED_MA_REDUCE_SCATTER ? disp[q] + a->counts[q]
+                                                     : vred_block_lo(a->count, p, q + 1);
+}
+
+/* Slice for this run: the flat algorithm uses p I of a bank (within I_max by construction);
+ * with m groups a round holds m copies of the chunk, so I_max shrinks to fit. */
+static size_t run_slice(const vred_ma *ma, size_t maxb)
+{
+    size_t imax = ma->s->slice_max;
+    if (ma->m > 1) {
+        size_t fit = ma->s->bank_bytes / ((size_t)ma->m * (size_t)ma->p) / 64 * 64;
+        if (fit < imax) imax = fit;
+    }
+    return vred_shm_slice_within(maxb * (size_t)ma->p, ma->es, ma->p, imax);
+}
+
+static int run(vred_ma *ma)
+{
+    const vred_shm_args *a = ma->a;
+    size_t maxb = 0;
+    for (int q = 0; q < ma->p; q++)
+        if (ma->disp[q + 1] - ma->disp[q] > maxb) maxb = ma->disp[q + 1] - ma->disp[q];
+    if (maxb == 0) return MPI_SUCCESS; /* nothing to reduce, on every rank alike */
+    if (ma->p == 1) return single_rank(a, ma->disp[1]);
+    vred_ma_groups(ma);
+    ma->I = run_slice(ma, maxb);
+    ma->chunks = (maxb + ma->I - 1) / ma->I;
+    ma->shifted = ma->kind == VRED_MA_REDUCE_SCATTER && a->sbuf == a->rbuf && ma->disp[ma->r];
+    /* Working set (paper sec. 4.3.1): the p send buffers, the receive buffers (p whole copies
+     * for allreduce, one message's worth otherwise) and the shared slices. */
+    size_t s = ma->disp[ma->p] * ma->es, pp = (size_t)ma->p;
+    size_t w = s * pp + (ma->kind == VRED_MA_ALLREDUCE ? s * pp : s) +
+               (size_t)ma->m * pp * ma->I * ma->es;
+    ma->nt = vred_copy_use_nt(1, w);
+    for (ma->c = 0; ma->c < ma->chunks; ma->c++) round_run(ma);
+    /* Streamed stores went to this rank's private rbuf only; fence once so the caller may hand
+     * the buffer on as after memcpy. */
+    if (ma->nt) vred_copy_fence();
+    return MPI_SUCCESS;
+}
+
+int vred_ma_run(const vred_shm_args *a, vred_ma_kind kind)
+{
+    vred_ma ma = {.a = a, .s = a->n->shm, .kind = kind, .p = a->n->size, .r = a->n->rank,
+                  .es = a->esize};
+    size_t stack[STACK_RANKS + 1];
+    size_t *disp = ma.p <= STACK_RANKS ? stack : malloc(((size_t)ma.p + 1) * sizeof *disp);
+    if (!disp) return MPI_ERR_NO_MEM;
+    fill_disp(a, kind, ma.p, disp);
+    ma.disp = disp;
+    int rc = run(&ma);
+    if (disp != stack) free(disp);
+    return rc;
+}
