@@ -118,9 +118,18 @@ void vred_copy_fence(void)
 #endif
 }
 
+/* -1: VRED_NT decides; else a vred_nt_mode set at run time (benchmarks' ablations). */
+static int mode_override = -1;
+
+void vred_copy_set_mode(int mode)
+{
+    __atomic_store_n(&mode_override, mode, __ATOMIC_RELAXED);
+}
+
 int vred_copy_use_nt(int non_temporal, size_t working_set)
 {
-    switch (vred_config_get()->nt) {
+    int m = __atomic_load_n(&mode_override, __ATOMIC_RELAXED);
+    switch (m >= 0 ? (vred_nt_mode)m : vred_config_get()->nt) {
     case VRED_NT_OFF: return 0;
     case VRED_NT_ON: return non_temporal != 0;
     default:

@@ -27,6 +27,9 @@ void vred_copy_fence(void);
  * collective whose working set is `working_set` bytes. VRED_NT=on/off overrides. */
 int vred_copy_use_nt(int non_temporal, size_t working_set);
 
+/* Override VRED_NT at run time: a vred_nt_mode (config.h), or -1 to follow VRED_NT again. */
+void vred_copy_set_mode(int mode);
+
 /* C: bytes of cache a node's working set can occupy (the last level, plus the private levels
  * of every core where the last level is not inclusive), from hwloc when built with it, else
  * from sysfs. Computed once. The paper's C = c' + p c'' with c' = llc_bytes, c'' =

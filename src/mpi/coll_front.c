@@ -3,6 +3,7 @@
 #include "comm.h"
 #include "types.h"
 #include "coll/shm/node.h"
+#include "local/copy.h"
 
 /* The algorithm of this thread's last reduction collective (vred_mpi_last_alg). */
 static __thread vred_alg last_alg = VRED_ALG_MPI;
@@ -113,6 +114,26 @@ int vred_mpi_force(const char *collective, const char *algorithm)
 }
 
 const char *vred_mpi_last_alg(void) { return vred_alg_name(last_alg); }
+
+VRED_API int vred_mpi_nt(const char *mode);
+
+/* Copies out of shared memory: "auto" (the paper's rule), "on" (streaming), "off" (ordinary),
+ * or "env" (VRED_NT again), from now on in this process; for the benchmarks' ablations. Every
+ * rank may choose differently: it changes no result. 0, or -1 for an unknown mode. */
+int vred_mpi_nt(const char *mode)
+{
+    static const char *const names[] = {"auto", "on", "off"}; /* vred_nt_mode order */
+    if (!strcmp(mode, "env")) {
+        vred_copy_set_mode(-1);
+        return 0;
+    }
+    for (int m = 0; m < 3; m++)
+        if (!strcmp(mode, names[m])) {
+            vred_copy_set_mode(m);
+            return 0;
+        }
+    return -1;
+}
 
 VRED_API int vred_mpi_predict(const char *collective, const char *algorithm, MPI_Comm comm,
                               size_t bytes, double *seconds);
