@@ -14,8 +14,12 @@ A `vred-kbench tails --csv` file gives
 A `vred-bench coll --csv` file (also found among the files of the first form) gives
   coll_<label>_np<P>[_<type>_<op>][_sparse<S>].png
                                one column per collective: time per call against size, log-log,
-                               a line per vred algorithm (auto dashed) and the MPI's own (black);
-                               below it MPI time / algorithm time (> 1: vred faster)
+                               a line per vred column (colour: algorithm; under `--nt`, line
+                               style: ordinary solid, streaming dashed, adaptive dotted; without
+                               it auto is dashed), the MPI's own (black) and the DAV bound (a dotted
+                               grey line: the YHCCL data-access volume / the node's
+                               memcpy rate, when the CSV has it); below it MPI time / column time
+                               (> 1: vred faster)
 Bytes moved: a reduction counts 3 x size (read in, read inout, write inout), memcpy 2 x size.
 """
 import argparse
@@ -177,9 +181,19 @@ def plot_tails(rows, out):
     return written
 
 
-COLL_ORDER = ("allreduce", "reduce", "reduce_scatter_block", "scan", "bcast")
+COLL_ORDER = ("allreduce", "reduce", "reduce_scatter_block", "scan", "bcast", "allgather")
 ALG_STYLE = {"auto": ("tab:gray", "--"), "binomial": ("tab:blue", "-"), "redscat": ("tab:orange", "-"),
-             "ring": ("tab:green", "-"), "recdbl": ("tab:red", "-")}
+             "ring": ("tab:green", "-"), "recdbl": ("tab:red", "-"), "ma": ("tab:purple", "-"),
+             "dpml": ("tab:brown", "-"), "pipe": ("tab:cyan", "-")}
+# Under `vred-bench coll --nt`, the copy mode is the line style (the colour stays the algorithm's).
+NT_STYLE = {"off": "-", "on": "--", "auto": ":", "env": "-."}
+
+
+def impl_style(impl):
+    """(colour, line style) of a vred column: "ALG" or "ALG/MODE"."""
+    alg, _, nt = impl.partition("/")
+    color, style = ALG_STYLE.get(alg, (None, "-"))
+    return color, NT_STYLE.get(nt, "-") if nt else style
 
 
 def plot_coll(rows, out):
@@ -212,10 +226,19 @@ def plot_coll(rows, out):
                 if impl == "mpi":
                     ax.plot(x, y, "s-", color="black", markersize=4, linewidth=1.6, label="MPI (PMPI)")
                     continue
-                color, style = ALG_STYLE.get(impl, (None, "-"))
+                color, style = impl_style(impl)
                 ax.plot(x, y, "o" + style, color=color, markersize=3, label=f"vred {impl}")
                 axr.plot(x, [mpi[s] / v if s in mpi and v > 0 else float("nan") for s, v in zip(x, y)],
                          "o" + style, color=color, markersize=3, label=impl)
+            # The DAV bound: the same for every row of a size; absent from older CSVs and when the
+            # ranks are not one shared-memory node (empty dav_us).
+            dav = sorted({(int(r["size_bytes"]), float(r["dav_us"])) for r in cs
+                          if r["impl"] == "mpi" and r.get("dav_us")})
+            if dav:
+                gbs = next(float(r["memcpy_gbs"]) for r in cs if r.get("memcpy_gbs"))
+                form = next(r["dav_formula"] for r in cs if r.get("dav_formula"))
+                ax.plot([d[0] for d in dav], [d[1] for d in dav], ":", color="dimgray", linewidth=2.2,
+                        label=f"DAV bound {form} / {gbs:.1f} GB/s")
             for a in (ax, axr):
                 a.set_yscale("log")
                 if xs:
@@ -226,7 +249,7 @@ def plot_coll(rows, out):
             ax.set_ylabel("time per call (us)")
             axr.set_ylabel("MPI / vred (> 1: vred faster)", fontsize=8)
             ax.set_title(coll, fontsize=9)
-            ax.legend(fontsize=7)
+            ax.legend(fontsize=6 if len(impls) > 8 else 7, ncol=2 if len(impls) > 8 else 1)
             axr.legend(fontsize=6, ncol=2)
         fig.tight_layout()
         name = f"coll_{label}_np{ranks}"

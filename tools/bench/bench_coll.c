@@ -1,6 +1,7 @@
 /*
- * vred-bench coll: the reduction collectives on all ranks of MPI_COMM_WORLD, the MPI library's own
- * (PMPI_X) against each of vred's algorithms (MPI_X after vred_mpi_force), OSU style:
+ * vred-bench coll: the reduction collectives, bcast and allgather on all ranks of MPI_COMM_WORLD,
+ * the MPI library's own (PMPI_X) against each of vred's algorithms (MPI_X after vred_mpi_force;
+ * with --nt, each algorithm under each copy mode of vred_mpi_nt, a column each), OSU style:
  *
  *   - a barrier (PMPI_Barrier) before every timed call; a call's time is its duration on the
  *     slowest rank (each rank's mean over a batch of calls, then PMPI_Allreduce MAX);
@@ -9,10 +10,15 @@
  *     the size so that one (collective, size) takes about --budget seconds; the table gives the
  *     median over the rounds;
  *   - next to the times: MPI time / vred time (> 1: vred faster), the algorithm `auto` chose
- *     (vred_mpi_last_alg) and the cost model's prediction (vred_mpi_predict) for each algorithm.
+ *     (vred_mpi_last_alg) and the cost model's prediction (vred_mpi_predict) for each algorithm;
+ *   - the DAV bound: the paper's data-access volume of the call on the node (YHCCL tables 1-3;
+ *     dav_bytes() has the formulas) / the node's memcpy rate measured at start (every rank of the
+ *     node copying 64 MiB at once), and bound% = that time / the best vred time. It is a bound
+ *     for data that comes from memory: below the cache's size vred can beat it (bound% > 100).
  *
  * Size = bytes of the whole vector per rank (reduce_scatter_block: the whole input vector, so
- * recvcount = size / element size / p). Inputs are integer-valued, so every algorithm's result is
+ * recvcount = size / element size / p; bcast: the vector root 0 sends; allgather: the whole result
+ * vector, each rank sending size / p). Inputs are integer-valued, so every algorithm's result is
  * exact and --validate compares it with the MPI's bit for bit. VRED_BENCH_DEBUG=1 (rank 0's
  * environment) prints each measurement's wall time, rounds and calls on stderr.
  */
@@ -31,8 +37,9 @@
 #define VRED_BENCH_FLAVOR "mpi"
 #endif
 
-const char *const bc_names[BC_COUNT] = {"allreduce", "reduce", "reduce_scatter_block", "scan", "bcast"};
-const char *const bc_vnames[BC_COUNT] = {"allreduce", "reduce", "reduce_scatter", "scan", NULL};
+const char *const bc_names[BC_COUNT] = {"allreduce", "reduce", "reduce_scatter_block", "scan", "bcast",
+                                        "allgather"};
+const char *const bc_vnames[BC_COUNT] = {"allreduce", "reduce", "reduce_scatter", "scan", "bcast", "allgather"};
 
 double bc_now(void)
 {
@@ -89,21 +96,30 @@ static int do_call(const bc_run *r, int vred)
     case BC_SCAN:
         return vred ? MPI_Scan(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm)
                     : PMPI_Scan(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm);
-    case BC_BCAST:
-        return PMPI_Bcast(r->rbuf, n, r->dt, 0, r->comm);
+    case BC_BCAST: /* rank 0's rbuf goes to everyone's rbuf */
+        return vred ? MPI_Bcast(r->rbuf, n, r->dt, 0, r->comm) : PMPI_Bcast(r->rbuf, n, r->dt, 0, r->comm);
+    case BC_ALLGATHER: /* each rank's first count/p elements of sbuf, in rank order, into rbuf */
+        return vred ? MPI_Allgather(r->sbuf, bc_rcount(r), r->dt, r->rbuf, bc_rcount(r), r->dt, r->comm)
+                    : PMPI_Allgather(r->sbuf, bc_rcount(r), r->dt, r->rbuf, bc_rcount(r), r->dt, r->comm);
     default:
         return MPI_ERR_ARG;
     }
 }
 
+/* The algorithm, and the copy mode if the impl has one: set before each batch, since the impls
+ * alternate and each may want a different mode (the mode is process-wide in vred). */
 static void force(const bc_run *r, int impl)
 {
     if (impl > 0 && vred_mpi_force && bc_vnames[r->coll]) vred_mpi_force(bc_vnames[r->coll], r->alg[impl]);
+    if (impl > 0 && r->nt[impl] && vred_mpi_nt) vred_mpi_nt(r->nt[impl]);
 }
 
 static void unforce(const bc_run *r)
 {
     if (vred_mpi_force && bc_vnames[r->coll]) vred_mpi_force(bc_vnames[r->coll], "auto");
+    int any_nt = 0;
+    for (int i = 1; i < r->nimpl; i++) any_nt |= r->nt[i] != NULL;
+    if (any_nt && vred_mpi_nt) vred_mpi_nt("env"); /* back to VRED_NT for whatever runs next */
 }
 
 /* Mean seconds per call over k calls, a barrier before each (this rank's view). */
@@ -127,7 +143,7 @@ int bc_measure(bc_run *r)
     int n = r->nimpl, p;
     MPI_Comm_size(r->comm, &p);
     if (r->count == 0 || r->count > (size_t)INT_MAX) return -1;
-    if (r->coll == BC_RSB && bc_rcount(r) < 1) return -1;
+    if ((r->coll == BC_RSB || r->coll == BC_ALLGATHER) && bc_rcount(r) < 1) return -1;
     /* Warm up (the first call on a communicator sets vred's state up), then one timed call each
      * and the cost of a barrier, to size the batches. */
     double loc[BC_MAX_IMPL + 1], glob[BC_MAX_IMPL + 1], tm0 = bc_now();
@@ -222,13 +238,104 @@ static int op_of(const char *name, MPI_Op *op)
     return 0;
 }
 
+/* The algorithms each collective is measured with, in this order; --algs filters (and orders).
+ * vred_mpi_force must also accept the name: a vred without an algorithm loses its column rather
+ * than silently measuring `auto` twice under another name. */
+static const char *const coll_algs[BC_COUNT] = {
+    "auto,binomial,redscat,ring,recdbl,ma,dpml", /* allreduce */
+    "auto,binomial,redscat,ring,ma,dpml",        /* reduce */
+    "auto,binomial,redscat,ring,ma,dpml",        /* reduce_scatter_block */
+    "auto,recdbl",                               /* scan */
+    "auto,pipe",                                 /* bcast */
+    "auto,pipe",                                 /* allgather */
+};
+#define ALL_ALGS "auto,binomial,redscat,ring,recdbl,ma,dpml,pipe"
+
+static int in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *q = list; *q;) {
+        const char *end = strchr(q, ',');
+        size_t len = end ? (size_t)(end - q) : strlen(q);
+        if (len == n && !strncmp(q, name, n)) return 1;
+        if (!end) break;
+        q = end + 1;
+    }
+    return 0;
+}
+
+/* The paper's data-access volume (YHCCL tables 1-3 and sec. 3.6) of one call on one node of p
+ * ranks, in bytes, one socket group (m = 1; the socket-aware variants add 2s(m-1)). s = the size
+ * as vred-bench defines it: the whole vector per rank; reduce_scatter_block: the whole input
+ * vector per rank; allgather: S = the whole result vector. Every byte loaded or stored counts
+ * once: a copy of b bytes is 2b, a reduction C = A + B of b bytes is 3b.
+ *   allreduce       s(5p-1)   MA reduce-scatter s(3p-1) + every rank copies the result out, 2sp
+ *   reduce          s(3p+1)   MA reduce-scatter s(3p-1) + the root copies it out, 2s
+ *   reduce_scatter  s(3p-1)   table 1
+ *   bcast           2sp       the root copies s in (2s), the other p-1 copy it out (2s each)
+ *   allgather       2S+2Sp    each rank copies its S/p in (2S in all), each copies S out (2Sp)
+ *   scan            none (no formula: "-")
+ * 0 if the collective has none. */
+static double dav_bytes(bc_coll c, double s, int p, const char **formula)
+{
+    switch (c) {
+    case BC_ALLREDUCE: *formula = "s(5p-1)"; return s * (5.0 * p - 1);
+    case BC_REDUCE: *formula = "s(3p+1)"; return s * (3.0 * p + 1);
+    case BC_RSB: *formula = "s(3p-1)"; return s * (3.0 * p - 1);
+    case BC_BCAST: *formula = "2sp"; return 2.0 * s * p;
+    case BC_ALLGATHER: *formula = "2S+2Sp"; return 2.0 * s + 2.0 * s * p;
+    default: *formula = ""; return 0;
+    }
+}
+
+/* The node's memcpy rate, bytes per second: every rank of the node copies its own 64 MiB buffer
+ * at the same moment (a barrier first); bytes read + written by all of them / the slowest rank's
+ * time; the median of 5 reps after a warm-up that faults the pages in. That is what the memory
+ * system gives when every core streams at once, i.e. the most a collective inside the node can
+ * get; the DAV bound divides the data-access volume by it. 0 if a rank could not allocate. */
+static double node_memcpy_rate(MPI_Comm node)
+{
+    const size_t n = (size_t)64 << 20;
+    int np, ok, all_ok;
+    MPI_Comm_size(node, &np);
+    char *a = aligned_alloc(64, n), *b = aligned_alloc(64, n);
+    ok = a && b;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node); /* collective either way */
+    if (!all_ok) {
+        free(a), free(b);
+        return 0;
+    }
+    memset(a, 1, n), memset(b, 0, n);
+    double t[6];
+    volatile char sink = 0;
+    for (int k = 0; k < 6; k++) {
+        PMPI_Barrier(node);
+        double t0 = bc_now();
+        memcpy(b, a, n);
+        double dt = bc_now() - t0;
+        sink = (char)(sink + b[(size_t)k * 4096]); /* b is read: the copy cannot be elided */
+        PMPI_Allreduce(&dt, &t[k], 1, MPI_DOUBLE, MPI_MAX, node);
+    }
+    (void)sink;
+    free(a), free(b);
+    double med = bench_median(t + 1, 5); /* t[0]: warm-up */
+    return med > 0 ? 2.0 * (double)n * np / med : 0;
+}
+
 static void coll_usage(FILE *f)
 {
     fprintf(f,
         "vred-bench coll [options]   (run on every rank: mpirun -np P vred-bench coll ...)\n"
-        "  --coll LIST       allreduce,reduce,reduce_scatter_block,scan,bcast (default: the first three)\n"
-        "  --algs LIST       auto,binomial,redscat,ring,recdbl (default: all; each collective runs those it has)\n"
-        "  --min B --max B   size range, bytes of the whole vector per rank (default 4K..64M)\n"
+        "  --coll LIST       allreduce,reduce,reduce_scatter_block,scan,bcast,allgather\n"
+        "                    (default: allreduce,reduce,reduce_scatter_block)\n"
+        "  --algs LIST       auto,binomial,redscat,ring,recdbl,ma,dpml,pipe (default: all; each\n"
+        "                    collective runs those it has: allreduce auto,binomial,redscat,ring,recdbl,\n"
+        "                    ma,dpml; reduce and reduce_scatter_block the same without recdbl; scan\n"
+        "                    auto,recdbl; bcast and allgather auto,pipe)\n"
+        "  --nt LIST         run each vred algorithm under each copy mode (vred_mpi_nt: off = ordinary\n"
+        "                    stores, on = streaming, auto = adaptive, env = VRED_NT), one column each\n"
+        "                    (ma/off, ma/on, ...); default: VRED_NT for all\n"
+        "  --min B --max B   size range (default 4K..64M)\n"
         "  --step 2|4        sizes grow by this factor (default 4)\n"
         "  --sizes LIST      explicit sizes instead, e.g. 4K,1M,64M\n"
         "  --type T          f32 | f64 | i32 | i64 (default f32)\n"
@@ -237,9 +344,13 @@ static void coll_usage(FILE *f)
         "  --budget S        seconds per (collective, size) (default 0.5)\n"
         "  --sparsity S      fraction of each rank's input elements that are exactly zero\n"
         "  --dense-rank R    rank R keeps a fully dense input\n"
-        "  --validate        compare every vred algorithm's result with the MPI's bit for bit\n"
+        "  --validate        compare every vred column's result with the MPI's bit for bit\n"
         "  --csv FILE        one row per (collective, size, implementation)\n"
-        "  --label NAME      transport label in the output (default: flavor, +tcp / +nodesize)\n");
+        "  --label NAME      transport label in the output (default: flavor, +tcp / +nodesize)\n"
+        "Size: bytes of the whole vector per rank; reduce_scatter_block: the whole input vector\n"
+        "(recvcount = size/esize/p); allgather: the whole result vector (each rank sends size/p).\n"
+        "DAV(us): the YHCCL data-access volume of the call on one node / the node's memcpy rate;\n"
+        "bound%%: DAV(us) / the best vred column's time (100%%: at the memory's limit).\n");
 }
 
 static int split(const char *spec, char out[][32], int max)
@@ -252,9 +363,16 @@ static int split(const char *spec, char out[][32], int max)
     return n;
 }
 
+/* Poisons buf, except that the root of a bcast starts from its input (what it broadcasts). */
+static void prepare(const bc_run *r, void *buf, int rank, int poison, size_t bytes)
+{
+    if (r->coll == BC_BCAST && rank == 0) memcpy(buf, r->sbuf, bytes);
+    else memset(buf, poison, bytes);
+}
+
 int cmd_coll(int argc, char **argv)
 {
-    const char *coll_spec = "allreduce,reduce,reduce_scatter_block", *alg_spec = "auto,binomial,redscat,ring,recdbl";
+    const char *coll_spec = "allreduce,reduce,reduce_scatter_block", *alg_spec = ALL_ALGS, *nt_spec = NULL;
     const char *type = "f32", *opname = "sum", *csv = NULL, *label = NULL;
     size_t minb = 4096, maxb = (size_t)64 << 20, sizes[64];
     int nsizes = 0, step = 4, reps = 15, validate = 0, dense_rank = -1;
@@ -267,6 +385,7 @@ int cmd_coll(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--coll") && v) coll_spec = v, i++;
         else if (!strcmp(a, "--algs") && v) alg_spec = v, i++;
+        else if (!strcmp(a, "--nt") && v) nt_spec = v, i++;
         else if (!strcmp(a, "--min") && v) minb = bench_parse_bytes(v), i++;
         else if (!strcmp(a, "--max") && v) maxb = bench_parse_bytes(v), i++;
         else if (!strcmp(a, "--step") && v) step = atoi(v), i++;
@@ -303,8 +422,20 @@ int cmd_coll(int argc, char **argv)
     if (step != 2 && step != 4) step = 4;
     if (!nsizes)
         for (size_t s = minb ? minb : esize; s <= maxb && nsizes < 64; s *= (size_t)step) sizes[nsizes++] = s;
-    char colls[8][32], algs[BC_MAX_IMPL][32];
-    int ncoll = split(coll_spec, colls, 8), nalg = split(alg_spec, algs, BC_MAX_IMPL - 1);
+    char colls[8][32], algs[16][32], nts[4][32];
+    int ncoll = split(coll_spec, colls, 8), nalg = split(alg_spec, algs, 16), nnt = 0;
+    if (nt_spec) {
+        nnt = split(nt_spec, nts, 4);
+        for (int k = 0; k < nnt; k++)
+            if (!in_list("off,on,auto,env", nts[k])) {
+                if (!rank) fprintf(stderr, "vred-bench coll: --nt: unknown mode '%s' (off,on,auto,env)\n", nts[k]);
+                return 2;
+            }
+        if (!vred_mpi_nt) {
+            if (!rank) fprintf(stderr, "vred-bench coll: --nt: vred_mpi_nt not exported by this libvred-mpi; ignored\n");
+            nnt = 0;
+        }
+    }
 
     /* Where the ranks are: hosts, and what vred is told (VRED_NODE_SIZE). */
     char host[MPI_MAX_PROCESSOR_NAME] = {0}, *hosts = calloc((size_t)p, MPI_MAX_PROCESSOR_NAME);
@@ -333,6 +464,20 @@ int cmd_coll(int argc, char **argv)
                  ns && *ns ? "-nodesize" : "", ns && *ns ? ns : "");
     }
 
+    /* The DAV bound holds for one node whose ranks vred serves through shared memory: every rank
+     * on one host, and no VRED_NODE_SIZE splitting them into smaller "nodes" (then the traffic
+     * is point-to-point and the formulas do not apply). The memcpy rate is measured anyway, on
+     * each host's ranks, and rank 0's host's is printed. */
+    MPI_Comm node;
+    PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int node_p;
+    MPI_Comm_size(node, &node_p);
+    double rate = node_memcpy_rate(node);
+    PMPI_Bcast(&rate, 1, MPI_DOUBLE, 0, comm);
+    PMPI_Comm_free(&node);
+    long nsz = ns && *ns ? atol(ns) : 0;
+    int dav_ok = nhosts == 1 && node_p == p && (nsz <= 0 || nsz >= p) && rate > 0;
+
     size_t maxsize = 0;
     for (int i = 0; i < nsizes; i++)
         if (sizes[i] > maxsize) maxsize = sizes[i];
@@ -351,10 +496,11 @@ int cmd_coll(int argc, char **argv)
     if (csv && !rank) {
         cf = fopen(csv, "w");
         if (!cf) perror(csv);
-        else
+        else /* dav_bytes: dav_formula with s = size_bytes, p = ranks; dav_us = dav_bytes / memcpy_gbs;
+              * bound_pct = dav_us / this row's median_us * 100 */
             fprintf(cf, "label,mpi_library,ranks,hosts,vred_node_size,collective,type,op,sparsity,size_bytes,"
                         "count,impl,served_by,rounds,calls,median_us,min_us,mpi_over_impl,predicted_us,"
-                        "validation\n");
+                        "validation,alg,nt,dav_formula,dav_bytes,memcpy_gbs,dav_us,bound_pct\n");
     }
     if (!rank) {
         printf("# vred-bench coll: %s; %d ranks on %d host(s); VRED_NODE_SIZE=%s; label %s\n", lib, p, nhosts,
@@ -362,6 +508,15 @@ int cmd_coll(int argc, char **argv)
         printf("# %s:%s; sparsity %.3g%s; time = duration of one call on the slowest rank (barrier before "
                "each), median over rounds; x:ALG = MPI time / ALG time (> 1: vred faster)\n",
                type, opname, sparsity, dense_rank >= 0 ? " (one rank dense)" : "");
+        printf("# memcpy rate %.2f GB/s (read+write, all ranks of the node)\n", rate * 1e-9);
+        if (dav_ok)
+            printf("# DAV(us) = data-access volume per node (YHCCL tables 1-3; s = size, p = %d, one socket group): "
+                   "allreduce s(5p-1), reduce s(3p+1), reduce_scatter_block s(3p-1), bcast 2sp, allgather 2S+2Sp "
+                   "(S = the result vector), scan none / memcpy rate; bound%% = DAV(us) / best vred time\n", p);
+        else
+            printf("# DAV bound: n/a (ranks on %d host(s), VRED_NODE_SIZE=%s: not one shared-memory node)\n", nhosts,
+                   ns ? ns : "(unset)");
+        if (nnt) printf("# copy modes (vred_mpi_nt): %s; a column ALG/MODE is ALG with that mode\n", nt_spec);
         if (!vred_mpi_force) printf("# libvred-mpi is not linked: only the MPI library is measured\n");
         fflush(stdout);
     }
@@ -377,46 +532,69 @@ int cmd_coll(int argc, char **argv)
         }
         bc_run r = {.coll = (bc_coll)c, .comm = comm, .dt = dt, .op = op, .esize = esize, .reps = reps,
                     .budget = budget, .sbuf = sbuf, .rbuf = rbuf, .nimpl = 1};
-        /* The algorithms this collective has: vred_mpi_force refuses the others. */
-        for (int a = 0; a < nalg && vred_mpi_force && bc_vnames[c]; a++)
-            if (vred_mpi_force(bc_vnames[c], algs[a]) == 0) r.alg[r.nimpl++] = algs[a];
+        /* The columns: each algorithm this collective has (and vred accepts) x each copy mode. */
+        char names[BC_MAX_IMPL][72];
+        int first_nt[BC_MAX_IMPL] = {0}; /* the algorithm's first column: the model's prediction goes there */
+        snprintf(names[0], sizeof names[0], "MPI");
+        for (int a = 0; a < nalg && vred_mpi_force && bc_vnames[c]; a++) {
+            if (!in_list(coll_algs[c], algs[a]) || vred_mpi_force(bc_vnames[c], algs[a]) != 0) continue;
+            for (int k = 0; k < (nnt ? nnt : 1) && r.nimpl < BC_MAX_IMPL; k++) {
+                int i = r.nimpl++;
+                r.alg[i] = algs[a];
+                r.nt[i] = nnt ? nts[k] : NULL;
+                first_nt[i] = k == 0;
+                if (nnt) snprintf(names[i], sizeof names[i], "%.31s/%.31s", algs[a], nts[k]);
+                else snprintf(names[i], sizeof names[i], "%.31s", algs[a]);
+            }
+        }
         unforce(&r);
+        int w = 9; /* column width of the names */
+        for (int i = 1; i < r.nimpl; i++)
+            if ((int)strlen(names[i]) > w) w = (int)strlen(names[i]);
+        const char *formula;
+        int has_dav = dav_bytes((bc_coll)c, 1, p, &formula) > 0 && dav_ok;
         if (!rank) {
-            printf("\n# %s%s\n# %-9s %11s", bc_names[c],
+            printf("\n# %s%s\n", bc_names[c],
                    c == BC_REDUCE ? " (root 0)" : c == BC_RSB ? " (recvcount = size/esize/p)" :
-                   c == BC_BCAST ? " (root 0; vred has no bcast: the MPI's only)" : "", "Size", "MPI(us)");
-            for (int i = 1; i < r.nimpl; i++) printf(" %9s(us)", r.alg[i]);
-            for (int i = 1; i < r.nimpl; i++) printf(" %8s", "x:");
+                   c == BC_BCAST ? " (root 0)" : c == BC_ALLGATHER ? " (size = the whole result vector; each rank sends size/p)" : "");
+            if (has_dav)
+                printf("# DAV = %s bytes per node (p = %d) / memcpy rate %.2f GB/s; bound%% = DAV(us) / best vred time\n",
+                       formula, p, rate * 1e-9);
+            printf("# %-9s %11s", "Size", "MPI(us)");
+            for (int i = 1; i < r.nimpl; i++) printf(" %*s(us)", w, names[i]);
+            for (int i = 1; i < r.nimpl; i++) printf(" %*s", w, "x:");
             if (r.nimpl > 1) printf("  %-8s", "auto->");
+            printf(" %10s %7s", "DAV(us)", "bound%");
             for (int i = 1; i < r.nimpl; i++)
-                if (strcmp(r.alg[i], "auto")) printf(" %11s", "model");
+                if (strcmp(r.alg[i], "auto") && first_nt[i]) printf(" %11s", "model");
             if (validate) printf("  validation");
             printf("\n# %-9s %11s", "", "");
-            for (int i = 1; i < r.nimpl; i++) printf(" %13s", "");
-            for (int i = 1; i < r.nimpl; i++) printf(" %8.8s", r.alg[i]);
+            for (int i = 1; i < r.nimpl; i++) printf(" %*s", w + 4, "");
+            for (int i = 1; i < r.nimpl; i++) printf(" %*s", w, names[i]);
             if (r.nimpl > 1) printf("  %-8s", "");
+            printf(" %10s %7s", "", "");
             for (int i = 1; i < r.nimpl; i++)
-                if (strcmp(r.alg[i], "auto")) printf(" %7.7s(us)", r.alg[i]);
+                if (strcmp(r.alg[i], "auto") && first_nt[i]) printf(" %7.7s(us)", r.alg[i]);
             printf("\n");
             fflush(stdout);
         }
         for (int si = 0; si < nsizes; si++) {
             size_t size = sizes[si];
             r.count = size / esize;
-            if (c == BC_RSB) r.count = r.count / (size_t)p * (size_t)p;
-            if (r.count == 0 || (c == BC_RSB && r.count < (size_t)p)) continue;
+            if (c == BC_RSB || c == BC_ALLGATHER) r.count = r.count / (size_t)p * (size_t)p;
+            if (r.count == 0) continue;
             size_t bytes = r.count * esize;
-            /* Validation first: every algorithm against the MPI, from a poisoned output buffer. */
+            /* Validation first: every column against the MPI, from a poisoned output buffer. */
             int bad[BC_MAX_IMPL] = {0}, gbad[BC_MAX_IMPL] = {0};
             if (validate) {
                 size_t cmp = c == BC_RSB ? (size_t)bc_rcount(&r) : r.count;
-                int check = !(c == BC_REDUCE && rank != 0) && c != BC_BCAST;
+                int check = !(c == BC_REDUCE && rank != 0);
+                prepare(&r, ref, rank, 0xA5, bytes);
                 r.rbuf = ref;
-                memset(ref, 0xA5, bytes);
                 do_call(&r, 0);
                 r.rbuf = rbuf;
                 for (int i = 1; i < r.nimpl; i++) {
-                    memset(rbuf, 0x5A, bytes);
+                    prepare(&r, rbuf, rank, 0x5A, bytes);
                     force(&r, i);
                     do_call(&r, 1);
                     if (check)
@@ -436,15 +614,22 @@ int cmd_coll(int argc, char **argv)
                     pred[i] = -1;
             }
             if (rank) continue;
+            double dav = has_dav ? dav_bytes((bc_coll)c, (double)bytes, p, &formula) : 0;
+            double dav_us = dav > 0 ? dav / rate * 1e6 : -1, best = 0;
+            for (int i = 1; i < r.nimpl; i++)
+                if (best == 0 || r.med[i] < best) best = r.med[i];
             printf("  %-9zu %11.2f", bytes, r.med[0] * 1e6);
-            for (int i = 1; i < r.nimpl; i++) printf(" %13.2f", r.med[i] * 1e6);
-            for (int i = 1; i < r.nimpl; i++) printf(" %8.2f", r.med[0] / r.med[i]);
+            for (int i = 1; i < r.nimpl; i++) printf(" %*.2f", w + 4, r.med[i] * 1e6);
+            for (int i = 1; i < r.nimpl; i++) printf(" %*.2f", w, r.med[0] / r.med[i]);
             const char *autopick = "";
             for (int i = 1; i < r.nimpl; i++)
-                if (!strcmp(r.alg[i], "auto")) autopick = r.served[i];
+                if (!strcmp(r.alg[i], "auto") && !*autopick) autopick = r.served[i];
             if (r.nimpl > 1) printf("  %-8s", autopick);
+            if (dav_us >= 0 && best > 0) printf(" %10.2f %6.1f%%", dav_us, dav_us / (best * 1e6) * 100);
+            else if (dav_us >= 0) printf(" %10.2f %7s", dav_us, "-");
+            else printf(" %10s %7s", "-", "-");
             for (int i = 1; i < r.nimpl; i++)
-                if (strcmp(r.alg[i], "auto")) {
+                if (strcmp(r.alg[i], "auto") && first_nt[i]) {
                     if (pred[i] >= 0) printf(" %11.2f", pred[i] * 1e6);
                     else printf(" %11s", "-");
                 }
@@ -455,18 +640,23 @@ int cmd_coll(int argc, char **argv)
                 else if (!any) printf("  ok");
                 else
                     for (int i = 1; i < r.nimpl; i++)
-                        if (gbad[i]) printf("  FAIL %s: %d elements", r.alg[i], gbad[i]);
+                        if (gbad[i]) printf("  FAIL %s: %d elements", names[i], gbad[i]);
                 total_bad += any;
             }
             printf("\n");
             fflush(stdout);
             for (int i = 0; cf && i < r.nimpl; i++) {
-                char pv[32] = "";
+                char pv[32] = "", dv[64] = "";
                 if (i > 0 && pred[i] >= 0) snprintf(pv, sizeof pv, "%.3f", pred[i] * 1e6);
-                fprintf(cf, "%s,%s,%d,%d,%s,%s,%s,%s,%.4g,%zu,%zu,%s,%s,%d,%d,%.3f,%.3f,%.4f,%s,%s\n", lab, lib, p,
-                        nhosts, ns ? ns : "", bc_names[c], type, opname, sparsity, bytes, r.count,
-                        i ? r.alg[i] : "mpi", r.served[i], r.rounds, r.iters, r.med[i] * 1e6, r.min[i] * 1e6,
-                        r.med[0] / r.med[i], pv, !validate || !i ? "" : gbad[i] ? "FAIL" : "ok");
+                if (dav_us >= 0)
+                    snprintf(dv, sizeof dv, "%.0f,%.3f,%.3f,%.2f", dav, rate * 1e-9, dav_us,
+                             dav_us / (r.med[i] * 1e6) * 100);
+                else snprintf(dv, sizeof dv, ",%.3f,,", rate * 1e-9);
+                fprintf(cf, "%s,%s,%d,%d,%s,%s,%s,%s,%.4g,%zu,%zu,%s,%s,%d,%d,%.3f,%.3f,%.4f,%s,%s,%s,%s,%s,%s\n",
+                        lab, lib, p, nhosts, ns ? ns : "", bc_names[c], type, opname, sparsity, bytes, r.count,
+                        i ? names[i] : "mpi", r.served[i], r.rounds, r.iters, r.med[i] * 1e6, r.min[i] * 1e6,
+                        r.med[0] / r.med[i], pv, !validate || !i ? "" : gbad[i] ? "FAIL" : "ok",
+                        i ? r.alg[i] : "mpi", i && r.nt[i] ? r.nt[i] : "", dav_us >= 0 ? formula : "", dv);
             }
             if (cf) fflush(cf);
         }

@@ -1,6 +1,7 @@
 /*
- * vred-bench coll / tune: the reduction collectives, vred's algorithms (MPI_X after
- * vred_mpi_force) against the MPI library's own (PMPI_X), timed OSU style on every rank.
+ * vred-bench coll / tune: the reduction collectives, bcast and allgather, vred's algorithms (MPI_X
+ * after vred_mpi_force, optionally under a forced copy mode, vred_mpi_nt) against the MPI
+ * library's own (PMPI_X), timed OSU style on every rank.
  */
 #ifndef VRED_BENCH_COLL_H
 #define VRED_BENCH_COLL_H
@@ -14,14 +15,16 @@ extern int vred_mpi_force(const char *collective, const char *algorithm) __attri
 extern const char *vred_mpi_last_alg(void) __attribute__((weak));
 extern int vred_mpi_predict(const char *collective, const char *algorithm, MPI_Comm comm,
                             size_t bytes, double *seconds) __attribute__((weak));
+extern int vred_mpi_nt(const char *mode) __attribute__((weak));
 
 /* The collectives the benchmark knows. */
-typedef enum { BC_ALLREDUCE, BC_REDUCE, BC_RSB, BC_SCAN, BC_BCAST, BC_COUNT } bc_coll;
+typedef enum { BC_ALLREDUCE, BC_REDUCE, BC_RSB, BC_SCAN, BC_BCAST, BC_ALLGATHER, BC_COUNT } bc_coll;
 
 extern const char *const bc_names[BC_COUNT];    /* allreduce, reduce, reduce_scatter_block, ... */
 extern const char *const bc_vnames[BC_COUNT];   /* vred's name for vred_mpi_force, or NULL */
 
-#define BC_MAX_IMPL 8
+/* 1 (the MPI) + up to 7 algorithms x 3 copy modes (--nt off,on,auto), with room to spare. */
+#define BC_MAX_IMPL 32
 
 /* One (collective, size) measurement: impl 0 is the MPI library (PMPI_X), impls 1.. are vred
  * algorithms forced by name ("auto" included). Every rank calls with the same arguments. */
@@ -31,9 +34,11 @@ typedef struct {
     MPI_Datatype dt;
     MPI_Op op;
     size_t esize;
-    size_t count;              /* elements of the whole vector per rank */
+    size_t count;              /* elements of the whole vector per rank (allgather: of the result;
+                                  each rank contributes count / p) */
     int nimpl;                 /* 1 + number of algorithms */
     const char *alg[BC_MAX_IMPL]; /* alg[0] unused (the MPI) */
+    const char *nt[BC_MAX_IMPL];  /* vred_mpi_nt mode for the impl's calls; NULL: leave it alone */
     int reps;                  /* rounds wanted (fewer for long calls, at least 5) */
     double budget;             /* seconds for the whole measurement (roughly) */
     const void *sbuf;          /* count elements */
@@ -44,7 +49,7 @@ typedef struct {
     char served[BC_MAX_IMPL][16];             /* vred_mpi_last_alg after the impl's calls */
 } bc_run;
 
-/* Elements of the receive block of rsb: count / p. */
+/* Elements of the receive block of rsb, of the send block of allgather: count / p. */
 int bc_rcount(const bc_run *r);
 /* Runs the measurement; 0, or -1 if the collective cannot run at this size. */
 int bc_measure(bc_run *r);
