@@ -13,11 +13,15 @@ usage: bench/coll_table.py FILE.csv [FILE.csv ...]
              - ordinary vs streaming stores (ALG/off vs ALG/on): the size from which streaming
                is faster at every larger size; and how far adaptive (ALG/auto) is from the
                better of the two
-             "at every larger size" so that one noisy small size does not move the point.
+             "at every larger size" so that one noisy small size does not move the point; a
+             tie (within TIE = 2%) counts for the large-message choice (ma; streaming), since
+             at large sizes the two often differ by less than the noise.
 """
 import csv
 import sys
 from collections import defaultdict
+
+TIE = 0.02  # relative difference below which two medians of this noisy machine are a tie
 
 
 def human(b):
@@ -141,8 +145,8 @@ def switch(paths):
             ks = [k for k in keys if "ma" in by[k] and "dpml" in by[k]]
             if ks:
                 sizes = [k[1] for k in ks]
-                point = from_which(sizes, [t(k, "ma") < t(k, "dpml") for k in ks])
-                dwins = [human(k[1]) for k in ks if t(k, "dpml") < t(k, "ma")]
+                point = from_which(sizes, [t(k, "dpml") >= (1 - TIE) * t(k, "ma") for k in ks])
+                dwins = [human(k[1]) for k in ks if t(k, "dpml") < (1 - TIE) * t(k, "ma")]
                 if point is None:
                     msg = f"dpml still faster at the largest size measured ({human(sizes[-1])})"
                 elif point == sizes[0]:
@@ -150,7 +154,9 @@ def switch(paths):
                 else:
                     below = max(s for s in sizes if s < point)
                     msg = f"dpml up to {human(below)}, ma from {human(point)}"
-                print(f"  {coll}: dpml -> ma switch: {msg} (dpml faster at: {', '.join(dwins) or 'none'})")
+                picks = [f"{human(k[1])} {by[k]['auto']['served_by']}" for k in ks if "auto" in by[k]]
+                picks = f"; auto picked: {', '.join(picks)}" if picks else ""
+                print(f"  {coll}: dpml -> ma switch: {msg} (dpml faster by > {TIE:.0%} at: {', '.join(dwins) or 'none'}){picks}")
             # ordinary vs streaming vs adaptive, per algorithm measured under --nt
             for alg in sorted({alg_of_name(a) for a in impls if "/" in a}):
                 off, on, ad = f"{alg}/off", f"{alg}/on", f"{alg}/auto"
@@ -158,7 +164,7 @@ def switch(paths):
                 if not ks:
                     continue
                 sizes = [k[1] for k in ks]
-                point = from_which(sizes, [t(k, on) < t(k, off) for k in ks])
+                point = from_which(sizes, [t(k, on) <= (1 + TIE) * t(k, off) for k in ks])
                 if point is None:
                     msg = f"ordinary faster at the largest size measured ({human(sizes[-1])}): no streaming range"
                 elif point == sizes[0]:

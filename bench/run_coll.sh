@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# The reduction collectives on P ranks: the MPI library's own (PMPI_X) against each of vred's
-# algorithms (MPI_X after vred_mpi_force), `vred-bench coll`, over three transports; writes tables
-# and CSV to bench/results/coll/ (not versioned) and PNGs (time against size, log-log, one line per
-# algorithm + the MPI; a panel of MPI time / vred time) with bench/plot.py coll.
+# The reduction collectives, bcast and allgather on P ranks: the MPI library's own (PMPI_X) against
+# each of vred's algorithms (MPI_X after vred_mpi_force), `vred-bench coll`, over three transports;
+# writes tables and CSV to bench/results/coll/ (not versioned) and PNGs (time against size,
+# log-log, one line per algorithm + the MPI + the DAV bound; a panel of MPI time / vred time) with
+# bench/plot.py coll. The ablations of the shared-memory algorithms alone: bench/run_shm.sh.
 #
 # usage: bench/run_coll.sh [--build DIR] [--np P] [--min B --max B | --sizes LIST] [--quick]
-#                          [--coll LIST] [--algs LIST] [--sparsity S] [--validate] [--budget S]
-#                          [--out DIR] [--no-plot] [--only openmpi-shm|openmpi-tcp|mpich]
+#                          [--coll LIST] [--algs LIST] [--nt LIST] [--sparsity S] [--validate]
+#                          [--budget S] [--out DIR] [--no-plot] [--only openmpi-shm|openmpi-tcp|mpich]
 #   --np P      ranks (default 2; over 2 adds --oversubscribe for Open MPI)
 #   --quick     sizes 4K 64K 1M 16M, --budget 0.2 (about a minute at 2 ranks)
 #   default     4K .. 64M in powers of 4, --budget 0.5
+#   --coll      default allreduce,reduce,reduce_scatter_block,bcast,allgather
+#   --algs      default: every algorithm each collective has (auto, binomial, redscat, ring, recdbl,
+#               and inside a node ma, dpml, pipe); openmpi-tcp leaves the shared-memory ones out
+#               (VRED_NODE_SIZE=1: every rank its own node, nothing for them to serve)
+#   --nt LIST   each vred algorithm under each copy mode (off,on,auto): columns ALG/MODE
 # Transports (each its own run and CSV):
 #   openmpi-shm  mpirun.openmpi                                  shared memory (vader)
 #   openmpi-tcp  mpirun.openmpi --mca btl tcp,self, VRED_NODE_SIZE=1 (vred models every rank as a node)
@@ -24,6 +30,8 @@ minb=4K maxb=64M sizes=
 budget=0.5
 extra=()
 only=
+colls=allreduce,reduce,reduce_scatter_block,bcast,allgather
+algs=
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -34,11 +42,13 @@ while [ $# -gt 0 ]; do
     --sizes) sizes=$2; shift 2 ;;
     --quick) sizes=4K,64K,1M,16M; budget=0.2; shift ;;
     --budget) budget=$2; shift 2 ;;
-    --coll|--algs|--sparsity|--dense-rank|--type|--op|--reps) extra+=("$1" "$2"); shift 2 ;;
+    --coll) colls=$2; shift 2 ;;
+    --algs) algs=$2; shift 2 ;;
+    --nt|--sparsity|--dense-rank|--type|--op|--reps) extra+=("$1" "$2"); shift 2 ;;
     --validate) extra+=(--validate); shift ;;
     --only) only=$2; shift 2 ;;
     --no-plot) plot=0; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "run_coll.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -55,13 +65,17 @@ failed=0
 run() { # NAME LAUNCHER... (the vred-bench path ends it)
   local name=$1; shift
   [ -n "$only" ] && [ "$only" != "$name" ] && return 0
+  local a=$algs
+  if [ -z "$a" ]; then # every rank its own node over TCP: no shared-memory algorithm to measure
+    if [ "$name" = openmpi-tcp ]; then a=auto,binomial,redscat,ring,recdbl; else a=auto,binomial,redscat,ring,recdbl,ma,dpml,pipe; fi
+  fi
   echo "== $name ($np ranks): $*" >&2
-  if "$@" coll --label "$name" "${sweep[@]}" --budget "$budget" "${extra[@]}" \
+  if "$@" coll --label "$name" "${sweep[@]}" --budget "$budget" --coll "$colls" --algs "$a" "${extra[@]}" \
       --csv "$out/coll-$name-np$np.csv" >"$out/coll-$name-np$np.txt"; then :; else
     echo "   $name: vred-bench coll failed (exit $?); see $out/coll-$name-np$np.txt" >&2
     failed=1
   fi
-  grep -E '^# (allreduce|reduce|scan|bcast|Size|validation)|^  ' "$out/coll-$name-np$np.txt" | sed 's/^/   /' >&2
+  grep -E '^# (allreduce|reduce|scan|bcast|allgather|Size|validation|memcpy)|^  ' "$out/coll-$name-np$np.txt" | sed 's/^/   /' >&2
   [ -s "$out/coll-$name-np$np.csv" ] && csvs+=("$out/coll-$name-np$np.csv")
   return 0
 }
