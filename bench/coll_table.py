@@ -176,7 +176,7 @@ def switch(paths):
                 if kas:
                     worst = max(kas, key=lambda k: t(k, ad) / min(t(k, on), t(k, off)))
                     w = t(worst, ad) / min(t(worst, on), t(worst, off))
-                    extra = (f"; adaptive within {100 * (w - 1):.0f}% of the better of the two at every size "
+                    extra = (f"; adaptive within {100 * (w - 1):.1f}% of the better of the two at every size "
                              f"(worst at {human(worst[1])})" if w > 1 else
                              "; adaptive at least as fast as the better of the two at every size")
                 print(f"  {coll} ({alg}): ordinary -> streaming switch: {msg}{extra}")
