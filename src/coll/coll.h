@@ -21,6 +21,9 @@ typedef struct {
     double gamma;                 /* local reduction, per byte of one operand */
     double mpi_min_bytes[VRED_COLL_COUNT]; /* below this, the MPI library's own algorithm wins */
     double shm_dpml_max;  /* shared memory: DPML-like up to here, movement-avoiding above */
+    /* On one node of two ranks, the point-to-point algorithms (on the MPI's single-copy
+     * transport) beat shared memory for sizes in [p2p_node_min, p2p_node_max). */
+    double p2p_node_min[VRED_COLL_COUNT], p2p_node_max[VRED_COLL_COUNT];
 } vred_model;
 
 typedef struct vred_node vred_node; /* shm/node.h */

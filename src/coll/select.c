@@ -203,9 +203,15 @@ static vred_alg env_choice(vred_coll coll)
     return e;
 }
 
-/* The shared-memory rule for this size, if any is usable. */
+/* The shared-memory rule for this size, if any is usable. On one node of two ranks, the
+ * measured window where the MPI's single-copy point-to-point path wins leaves the call to the
+ * point-to-point rules (more ranks: MA's smaller data volume is the paper's case, kept). */
 static const rule *shm_choice(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
+    const vred_model *m = &vc->model;
+    if (vc->nodes == 1 && vc->ppn <= 2 && (double)bytes >= m->p2p_node_min[coll] &&
+        (double)bytes < m->p2p_node_max[coll])
+        return NULL;
     family want = (double)bytes <= vc->model.shm_dpml_max ? SHM_SMALL : SHM_LARGE;
     const rule *any = NULL;
     for (int i = 0; i < NRULES; i++) {
