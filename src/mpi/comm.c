@@ -4,6 +4,7 @@
  * Node structure: ranks with the same node key share a node; the key is the world rank of the
  * node's first rank (MPI_COMM_TYPE_SHARED) or world rank / VRED_NODE_SIZE.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include "comm.h"
@@ -13,8 +14,19 @@
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 
+/* The last communicator each thread used and its state: a collective that then goes to the MPI
+ * (small messages) should not pay an attribute lookup. Any state freed bumps the generation,
+ * which invalidates every thread's entry (a freed handle may be reused by a new communicator). */
+static uint64_t generation;
+static __thread struct {
+    MPI_Comm comm;
+    vred_comm *vc;
+    uint64_t gen;
+} last;
+
 static void destroy(vred_comm *vc)
 {
+    __atomic_add_fetch(&generation, 1, __ATOMIC_ACQ_REL);
     /* During PMPI_Finalize (an MPI deleting the attributes of communicators the user never
      * freed) the private communicator goes with the MPI. */
     int fini = 0;
@@ -113,9 +125,19 @@ fail:
     return NULL;
 }
 
+static vred_comm *remember(MPI_Comm comm, vred_comm *vc, uint64_t gen)
+{
+    last.comm = comm;
+    last.vc = vc;
+    last.gen = gen;
+    return vc;
+}
+
 vred_comm *vred_comm_get(MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL) return NULL;
+    uint64_t gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+    if (last.vc && last.comm == comm && last.gen == gen) return last.vc;
     int inter = 0;
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return NULL;
     pthread_once(&keyval_once, make_keyval);
@@ -123,7 +145,7 @@ vred_comm *vred_comm_get(MPI_Comm comm)
     void *val = NULL;
     int flag = 0;
     if (PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS) return NULL;
-    if (flag) return val;
+    if (flag) return remember(comm, val, gen);
     /* Every rank of comm gets here on the same call: creation is collective and consistent. */
     vred_comm *vc = create(comm);
     if (!vc) return NULL;
@@ -131,7 +153,7 @@ vred_comm *vred_comm_get(MPI_Comm comm)
         destroy(vc);
         return NULL;
     }
-    return vc;
+    return remember(comm, vc, __atomic_load_n(&generation, __ATOMIC_ACQUIRE));
 }
 
 void vred_comm_finalize(void)
