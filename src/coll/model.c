@@ -33,10 +33,11 @@ static const vred_model builtin = {
     .alpha_net = 3.8e-6,
     .beta_net = 2.3e-10,
     .gamma = 1.33e-10,
-    /* bench/run_shm.sh, 2 ranks, both MPIs (docs/shm.md): DPML-like beats MA up to 4-64 KiB,
-     * within 5% of it up to 64 KiB; the MPI's single-copy ring beats MA for allreduce at 1-4 MiB
-     * (1.6x against 1.4x of Open MPI's time) and for reduce_scatter from 64 KiB to 16 MiB. */
-    .shm_dpml_max = 64 << 10,
+    /* bench/run_shm.sh, 2 ranks, both MPIs (docs/shm.md): DPML-like beats MA at 4 KiB, ties
+     * at 16 KiB, loses by 4-10% from 32 KiB (Open MPI; MPICH's allreduce ties to 64 KiB); the
+     * MPI's single-copy ring beats MA for allreduce at 1-4 MiB (1.6x against 1.4x of Open MPI's
+     * time) and for reduce_scatter from 64 KiB to 16 MiB. */
+    .shm_dpml_max = 16 << 10,
     .p2p_node_min = {[VRED_COLL_ALLREDUCE] = 1 << 20, [VRED_COLL_REDUCE_SCATTER] = 64 << 10},
     .p2p_node_max = {[VRED_COLL_ALLREDUCE] = 16 << 20, [VRED_COLL_REDUCE_SCATTER] = 32 << 20},
 };
