@@ -150,5 +150,3 @@ int vred_hier_bcast(const vred_coll_args *a)
     if (n->node_index != root_node) rc = first_error(rc, node_bcast(a, buf, a->count, 0));
     return rc;
 }
-
-int vred_hier_allgather(const vred_coll_args *a) { (void)a; return MPI_ERR_OTHER; }
