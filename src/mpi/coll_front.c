@@ -10,11 +10,9 @@ static __thread vred_alg last_alg = VRED_ALG_MPI;
 
 void vred_front_passed(void) { last_alg = VRED_ALG_MPI; }
 
-int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op)
+/* A zeroed argument block on comm's state (made on first use); 0 if vred does not serve comm. */
+static int with_comm(vred_coll_args *a, MPI_Comm comm)
 {
-    vred_type vt;
-    vred_op vo;
-    if (vred_mpi_disabled || !vred_mpi_map(datatype, op, &vt, &vo)) return 0;
     vred_comm *vc = vred_comm_get(comm);
     if (!vc) return 0;
     memset(a, 0, sizeof *a);
@@ -23,6 +21,15 @@ int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MP
     a->rank = vc->rank;
     a->size = vc->size;
     a->scratch = &vc->scratch;
+    return 1;
+}
+
+int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op)
+{
+    vred_type vt;
+    vred_op vo;
+    if (vred_mpi_disabled || !vred_mpi_map(datatype, op, &vt, &vo)) return 0;
+    if (!with_comm(a, comm)) return 0;
     a->e = &vred_entries[vo][vt];
     a->esize = vred_type_size(vt);
     a->op = vo;
@@ -66,16 +73,8 @@ int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype dataty
         return 0;
     size_t esize = packed_size(datatype);
     if (!esize) return 0;
-    vred_comm *vc = vred_comm_get(comm);
-    if (!vc) return 0;
-    memset(a, 0, sizeof *a);
-    a->vc = vc;
-    a->comm = vc->comm;
-    a->rank = vc->rank;
-    a->size = vc->size;
-    a->scratch = &vc->scratch;
-    a->e = NULL;
-    a->esize = esize;
+    if (!with_comm(a, comm)) return 0;
+    a->esize = esize; /* a->e stays NULL: nothing to reduce */
     return 1;
 }
 

@@ -28,15 +28,7 @@
 static long passed, failed;
 static int quick;
 
-#define CHECK(c, ...)                                                                         \
-    do {                                                                                      \
-        if (c) passed++;                                                                      \
-        else if (failed++ < 30) {                                                             \
-            printf("FAIL %s:%d ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                              \
-            printf("\n");                                                                     \
-        }                                                                                     \
-    } while (0)
+#include "check.h"
 
 #define GUARD 64
 #define GUARD_BYTE 0xa5

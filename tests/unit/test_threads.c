@@ -29,15 +29,7 @@
 static _Atomic long passed, failed;
 static int quick;
 
-#define CHECK(c, ...)                                                                         \
-    do {                                                                                      \
-        if (c) passed++;                                                                      \
-        else if (failed++ < 30) {                                                             \
-            printf("FAIL %s:%d ", __FILE__, __LINE__);                                        \
-            printf(__VA_ARGS__);                                                              \
-            printf("\n");                                                                     \
-        }                                                                                     \
-    } while (0)
+#include "check.h"
 
 static uint64_t rnd_r(uint64_t *s)
 {
