@@ -1,19 +1,25 @@
 /*
  * The shared-memory algorithms as the collectives layer sees them (coll.h): on a one-node
  * communicator the node algorithm serves the call directly (node ranks are the communicator's
- * ranks, in order); across nodes the hierarchical composition in hier.c does.
+ * ranks, in order); across nodes the hierarchical composition in hier.c does, with the node
+ * algorithm's reduce as its intra-node stage.
  */
 #include "shm.h"
 #include "hier.h"
 
-static vred_shm_args node_args(const vred_coll_args *a)
+typedef int (*across_fn)(const vred_coll_args *a, vred_shm_fn node_reduce);
+
+static int run(const vred_coll_args *a, vred_shm_fn on_node, across_fn across,
+               vred_shm_fn node_reduce)
 {
+    if (a->vc->node->nodes > 1) return across(a, node_reduce);
     vred_shm_args s = {a->vc->node, a->e,     a->esize, a->sbuf,
                        a->rbuf,      a->count, a->counts, a->root};
-    return s;
+    return on_node(&s);
 }
 
-/* DPML holds every rank's whole message in one bank; larger ones go movement-avoiding. */
+/* DPML holds every rank's whole message in one bank; larger ones go movement-avoiding (the
+ * same decision on every rank: it depends only on the arguments). */
 static int dpml_fits(const vred_coll_args *a)
 {
     return a->count * a->esize <= vred_shm_dpml_max(a->vc->node->shm);
@@ -21,60 +27,54 @@ static int dpml_fits(const vred_coll_args *a)
 
 int vred_reduce_ma(const vred_coll_args *a)
 {
-    if (a->vc->node->nodes > 1) return vred_hier_reduce(a, vred_shm_reduce_ma);
-    vred_shm_args s = node_args(a);
-    return vred_shm_reduce_ma(&s);
+    return run(a, vred_shm_reduce_ma, vred_hier_reduce, vred_shm_reduce_ma);
 }
 
 int vred_reduce_dpml(const vred_coll_args *a)
 {
     if (!dpml_fits(a)) return vred_reduce_ma(a);
-    if (a->vc->node->nodes > 1) return vred_hier_reduce(a, vred_shm_reduce_dpml);
-    vred_shm_args s = node_args(a);
-    return vred_shm_reduce_dpml(&s);
+    return run(a, vred_shm_reduce_dpml, vred_hier_reduce, vred_shm_reduce_dpml);
 }
 
 int vred_allreduce_ma(const vred_coll_args *a)
 {
-    if (a->vc->node->nodes > 1) return vred_hier_allreduce(a, vred_shm_reduce_ma);
-    vred_shm_args s = node_args(a);
-    return vred_shm_allreduce_ma(&s);
+    return run(a, vred_shm_allreduce_ma, vred_hier_allreduce, vred_shm_reduce_ma);
 }
 
 int vred_allreduce_dpml(const vred_coll_args *a)
 {
     if (!dpml_fits(a)) return vred_allreduce_ma(a);
-    if (a->vc->node->nodes > 1) return vred_hier_allreduce(a, vred_shm_reduce_dpml);
-    vred_shm_args s = node_args(a);
-    return vred_shm_allreduce_dpml(&s);
+    return run(a, vred_shm_allreduce_dpml, vred_hier_allreduce, vred_shm_reduce_dpml);
 }
 
 int vred_reduce_scatter_ma(const vred_coll_args *a)
 {
-    if (a->vc->node->nodes > 1) return vred_hier_reduce_scatter(a, vred_shm_reduce_ma);
-    vred_shm_args s = node_args(a);
-    return vred_shm_reduce_scatter_ma(&s);
+    return run(a, vred_shm_reduce_scatter_ma, vred_hier_reduce_scatter, vred_shm_reduce_ma);
 }
 
 int vred_reduce_scatter_dpml(const vred_coll_args *a)
 {
     if (!dpml_fits(a)) return vred_reduce_scatter_ma(a);
-    if (a->vc->node->nodes > 1) return vred_hier_reduce_scatter(a, vred_shm_reduce_dpml);
-    vred_shm_args s = node_args(a);
-    return vred_shm_reduce_scatter_dpml(&s);
+    return run(a, vred_shm_reduce_scatter_dpml, vred_hier_reduce_scatter, vred_shm_reduce_dpml);
+}
+
+/* Across nodes: the root's node, then the leaders, then the other nodes (hier.c). */
+static int bcast_across(const vred_coll_args *a, vred_shm_fn unused)
+{
+    (void)unused;
+    return vred_hier_bcast(a);
 }
 
 int vred_bcast_pipe(const vred_coll_args *a)
 {
-    if (a->vc->node->nodes > 1) return vred_hier_bcast(a);
-    vred_shm_args s = node_args(a);
-    return vred_shm_bcast_pipe(&s);
+    return run(a, vred_shm_bcast_pipe, bcast_across, NULL);
 }
 
 /* One node only (select.c never picks it across nodes: ranks of several nodes interleave in
  * the result, which the MPI's own allgather handles). */
 int vred_allgather_pipe(const vred_coll_args *a)
 {
-    vred_shm_args s = node_args(a);
+    vred_shm_args s = {a->vc->node, a->e,     a->esize, a->sbuf,
+                       a->rbuf,      a->count, a->counts, a->root};
     return vred_shm_allgather_pipe(&s);
 }
