@@ -40,7 +40,7 @@ int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MP
 /* The bytes of one element of datatype if it is predefined and packed, else 0. Named types
  * only: a derived type, even a contiguous one, is the MPI's (its layout is the MPI's to read).
  * The extents rule out the pair types with padding (MPI_DOUBLE_INT: size 12, extent 16). */
-static size_t packed_size(MPI_Datatype datatype)
+size_t vred_front_packed_size(MPI_Datatype datatype)
 {
     int ni, na, nd, combiner, size;
     MPI_Aint lb, extent, tlb, textent;
@@ -64,17 +64,21 @@ static size_t packed_size(MPI_Datatype datatype)
     return (size_t)size;
 }
 
-int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype)
+int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype,
+                           size_t *type_bytes, int *packed)
 {
     /* The same life rule as the reductions': nothing before MPI_Init or after MPI_Finalize. */
-    int state = __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE);
+    int state = __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE), size = 0;
     if (vred_mpi_disabled || state == VRED_MPI_FINALIZED ||
         (state != VRED_MPI_READY && !vred_mpi_tables_init()))
         return 0;
-    size_t esize = packed_size(datatype);
-    if (!esize) return 0;
+    if (datatype == MPI_DATATYPE_NULL || PMPI_Type_size(datatype, &size) != MPI_SUCCESS ||
+        size <= 0)
+        return 0; /* erroneous (the MPI reports it) or nothing to move */
     if (!with_comm(a, comm)) return 0;
-    a->esize = esize; /* a->e stays NULL: nothing to reduce */
+    a->esize = 1; /* a->e stays NULL: nothing to reduce */
+    *type_bytes = (size_t)size;
+    *packed = vred_front_packed_size(datatype) != 0;
     return 1;
 }
 
@@ -105,6 +109,25 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
     else *rc = fn(a);
     if (*rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(user_comm, *rc);
     return 1;
+}
+
+int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
+                          MPI_Comm user_comm)
+{
+    vred_alg alg;
+    if (!vred_select(coll, a->vc, a->count * a->esize, &alg)) {
+        last_alg = VRED_ALG_MPI;
+        return 0;
+    }
+    int all_ok = local_ok;
+    if (a->size > 1 &&
+        PMPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm) != MPI_SUCCESS)
+        all_ok = 0; /* cannot tell: the MPI serves (every rank sees the same failure) */
+    if (!all_ok) {
+        last_alg = VRED_ALG_MPI;
+        return 0;
+    }
+    return vred_front_run(coll, a, rc, user_comm);
 }
 
 VRED_API int vred_mpi_force(const char *collective, const char *algorithm);

@@ -13,13 +13,28 @@
 /* Fill a for (comm, datatype, op) if vred may serve it: 1, else 0 (pass through). */
 int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op);
 
-/* Fill a for moving bytes (bcast, allgather: no op, a->e NULL) of `datatype` on comm if vred
- * may serve it: a predefined datatype whose elements are packed (size == extent == true
- * extent, true lb 0), so that count elements are count * size contiguous bytes. 1, else 0. */
-int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype);
+/* Fill a for moving bytes (bcast, allgather: no op, a->e NULL, a->esize 1: the algorithms see
+ * bytes, the one thing equal on every rank, since the MPI lets ranks use different datatypes
+ * of the same type signature). 1, else 0 (pass through; the same on every rank: it depends
+ * only on comm and the MPI's state). *type_bytes: the datatype's size. *packed: 1 if on this
+ * rank count elements are count * size contiguous bytes (a named type with size == extent ==
+ * true extent, true lb 0); this may differ between ranks, see vred_front_run_agreed. */
+int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype,
+                           size_t *type_bytes, int *packed);
+
+/* The bytes of one element of datatype if it is a named type whose elements are packed (size ==
+ * extent == true extent, true lb 0), else 0. */
+size_t vred_front_packed_size(MPI_Datatype datatype);
 
 /* Select and run. 1 if vred served the call (*rc = its result), 0 if the MPI library must. */
 int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_comm);
+
+/* vred_front_run for a call whose servability on this rank (local_ok) may differ between ranks:
+ * when the selection picks a vred algorithm (large messages, equal on every rank), the ranks
+ * agree first (one allreduce) and all pass the call to the MPI unless every rank can be
+ * served. Small messages, which go to the MPI anyway, pay nothing. */
+int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
+                          MPI_Comm user_comm);
 
 /* For the fronts: note that the MPI library serves this call. */
 void vred_front_passed(void);

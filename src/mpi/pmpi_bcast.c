@@ -5,15 +5,17 @@ static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                  int *rc)
 {
     vred_coll_args a;
+    size_t tbytes;
+    int packed;
     if (count < 0 || buffer == MPI_IN_PLACE) return 0;
-    if (count > 0 && !buffer) return 0;
-    if (!vred_front_begin_bytes(&a, comm, datatype)) return 0;
-    /* After begin: an invalid root is the MPI's to report, and begin told us the size. */
+    if (!vred_front_begin_bytes(&a, comm, datatype, &tbytes, &packed)) return 0;
+    /* An invalid root is the MPI's to report. */
     if (root < 0 || root >= a.size) return 0;
     a.sbuf = a.rbuf = buffer; /* the root sends from it, the others receive into it */
-    a.count = (size_t)count;
+    a.count = (size_t)count * tbytes; /* bytes: the same on every rank */
     a.root = root;
-    return vred_front_run(VRED_COLL_BCAST, &a, rc, comm);
+    return vred_front_run_agreed(VRED_COLL_BCAST, &a, packed && (count == 0 || buffer), rc,
+                                 comm);
 }
 
 VRED_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,

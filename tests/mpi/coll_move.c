@@ -324,6 +324,59 @@ static void passthrough_cases(const commi *cm)
     MPI_Type_free(&con);
 }
 
+/* Legal calls whose ranks use different datatypes of one type signature (a derived contiguous
+ * type on rank 0, MPI_INT elsewhere; MPI_2INT against MPI_INT): every rank must reach the same
+ * decision (vred or the MPI) or the job hangs. On a fresh communicator (its first collective),
+ * small and 20 MiB, auto and forced pipe; the results must be exact. */
+static void mixed_type_cases(void)
+{
+    static const int sizes[2] = {1000, 5 << 20}; /* ints */
+    static const char *algs[2] = {"auto", "pipe"};
+    for (int si = 0; si < 2; si++)
+        for (int ai = 0; ai < 2; ai++) {
+            int n = sizes[si], p, r;
+            MPI_Comm c;
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+            MPI_Comm_size(c, &p);
+            MPI_Comm_rank(c, &r);
+            if (vred_mpi_force) {
+                vred_mpi_force("bcast", algs[ai]);
+                vred_mpi_force("allgather", algs[ai]);
+            }
+            char desc[96];
+            snprintf(desc, sizeof desc, "mixed datatypes, %d ints, alg=%s", n, algs[ai]);
+            int *buf = malloc((size_t)n * p * sizeof(int));
+            MPI_Datatype block, two;
+            MPI_Type_contiguous(n, MPI_INT, &block);
+            MPI_Type_commit(&block);
+            MPI_Type_contiguous(2, MPI_INT, &two); /* derived: the MPI's on this rank */
+            MPI_Type_commit(&two);
+            int root = p - 1;
+            for (int i = 0; i < n; i++) buf[i] = r == root ? i * 3 + 1 : -1;
+            if (r == 0) MPI_Bcast(buf, 1, block, root, c);
+            else MPI_Bcast(buf, n, MPI_INT, root, c);
+            int bad = 0;
+            for (int i = 0; i < n; i++) bad |= buf[i] != i * 3 + 1;
+            checks++;
+            if (bad) fail(desc, "bcast result wrong");
+            /* Allgather: rank 0 sends n/2 pairs, everyone receives n ints per rank. */
+            int *mine = malloc((size_t)n * sizeof(int));
+            for (int i = 0; i < n; i++) mine[i] = r * 7 + i;
+            if (r == 0) MPI_Allgather(mine, n / 2, two, buf, n, MPI_INT, c);
+            else MPI_Allgather(mine, n, MPI_INT, buf, n, MPI_INT, c);
+            bad = 0;
+            for (int q = 0; q < p; q++)
+                for (int i = 0; i < n; i++) bad |= buf[(size_t)q * n + i] != q * 7 + i;
+            checks++;
+            if (bad) fail(desc, "allgather result wrong");
+            MPI_Type_free(&block);
+            MPI_Type_free(&two);
+            free(mine);
+            free(buf);
+            MPI_Comm_free(&c);
+        }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -366,6 +419,7 @@ int main(int argc, char **argv)
         predefined_cases(&cms[i], i, types, 3);
         passthrough_cases(&cms[i]);
     }
+    mixed_type_cases();
     if (vred_mpi_force) {
         vred_mpi_force("bcast", "auto");
         vred_mpi_force("allgather", "auto");
