@@ -37,6 +37,8 @@ typedef struct vred_comm {
     int node_key;       /* equal on exactly the ranks of this rank's node */
     vred_model model;   /* identical on every rank of the communicator (broadcast at creation) */
     vred_scratch scratch;
+    size_t *counts;     /* size entries for MPI_Reduce_scatter's counts (made with the state, so
+                           that no call can fail on one rank only for want of it) */
     /* Shared memory (shm/node.c): made by the first collective that selects a shared-memory
      * algorithm. shm_state: 0 not tried yet, 1 ready (node != NULL), -1 unavailable. */
     vred_node *node;

@@ -35,6 +35,7 @@ static void destroy(vred_comm *vc)
     vred_node_free(vc->node, alive);
     if (vc->comm != MPI_COMM_NULL && alive) PMPI_Comm_free(&vc->comm);
     vred_scratch_free(&vc->scratch);
+    free(vc->counts);
     free(vc);
 }
 
@@ -97,14 +98,17 @@ static vred_comm *create(MPI_Comm comm)
     PMPI_Comm_size(comm, &size);
     vred_comm *vc = calloc(1, sizeof *vc);
     int *keys = malloc((size_t)size * sizeof *keys);
+    size_t *counts = malloc((size_t)size * sizeof *counts);
     /* Every rank must take the same path: one rank out of memory gives up for all, before any
      * collective of vred's own could leave the others waiting for it. */
-    ok = vc && keys;
+    ok = vc && keys && counts;
     if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !ok) {
         free(keys);
+        free(counts);
         free(vc);
         return NULL;
     }
+    vc->counts = counts;
     vc->comm = MPI_COMM_NULL;
     if (PMPI_Comm_split(comm, 0, rank, &vc->comm) != MPI_SUCCESS) goto fail;
     /* vred's own calls report to vred, which reports to the user's communicator. */

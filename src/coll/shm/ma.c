@@ -28,9 +28,6 @@
 #include "local/copy.h"
 #include "local/threads.h"
 
-/* Below this many node ranks the block boundaries live on the stack. */
-enum { STACK_RANKS = 128 };
-
 size_t vred_ma_slot_n(const vred_ma *ma, int q)
 {
     size_t first = ma->disp[q] + ma->c * ma->I, end = ma->disp[q + 1];
@@ -187,12 +184,9 @@ int vred_ma_run(const vred_shm_args *a, vred_ma_kind kind)
 {
     vred_ma ma = {.a = a, .s = a->n->shm, .kind = kind, .p = a->n->size, .r = a->n->rank,
                   .es = a->esize};
-    size_t stack[STACK_RANKS + 1];
-    size_t *disp = ma.p <= STACK_RANKS ? stack : malloc(((size_t)ma.p + 1) * sizeof *disp);
-    if (!disp) return MPI_ERR_NO_MEM;
-    fill_disp(a, kind, ma.p, disp);
-    ma.disp = disp;
-    int rc = run(&ma);
-    if (disp != stack) free(disp);
-    return rc;
+    /* The node view's array (made with it): a collective never allocates, so it cannot fail on
+     * one rank alone. */
+    fill_disp(a, kind, ma.p, a->n->disp);
+    ma.disp = a->n->disp;
+    return run(&ma);
 }

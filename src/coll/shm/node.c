@@ -116,7 +116,8 @@ static int build(vred_comm *vc, vred_node *n, const char **why)
     n->socket = malloc((size_t)n->size * sizeof(int));
     n->leader = malloc((size_t)vc->size * sizeof(int));
     n->node_of = malloc((size_t)vc->size * sizeof(int));
-    int ok = n->comm_rank && n->socket && n->leader && n->node_of;
+    n->disp = malloc(((size_t)n->size + 1) * sizeof(size_t));
+    int ok = n->comm_rank && n->socket && n->leader && n->node_of && n->disp;
     /* Every rank of the node takes the same path from here. */
     rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -125,7 +126,10 @@ static int build(vred_comm *vc, vred_node *n, const char **why)
     if (rc == MPI_SUCCESS) rc = socket_groups(n);
     if (rc == MPI_SUCCESS) rc = across(vc, n);
     if (rc == MPI_SUCCESS) rc = make_cross(vc, n);
-    if (rc != MPI_SUCCESS) return rc;
+    /* A rank that failed alone must not leave its node waiting in the region's creation. */
+    ok = rc == MPI_SUCCESS;
+    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS || !ok)
+        return rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
     size_t slice = slice_max(n->size);
     n->shm = vred_shm_create(n->comm, slice * (size_t)n->size, slice, why);
     return MPI_SUCCESS;
@@ -145,6 +149,7 @@ void vred_node_free(vred_node *n, int mpi_alive)
     free(n->socket);
     free(n->leader);
     free(n->node_of);
+    free(n->disp);
     free(n);
 }
 

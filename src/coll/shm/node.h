@@ -15,6 +15,7 @@ struct vred_node {
     int *comm_rank;       /* comm_rank[i]: node rank i's rank in the parent communicator */
     int sockets;          /* socket groups among this node's ranks (>= 1) */
     int *socket;          /* socket[i]: node rank i's group, 0..sockets-1, groups contiguous */
+    size_t *disp;         /* size + 1 entries for the MA engine's block boundaries */
     vred_shm *shm;
     /* Across nodes: node rank 0 of each node ("leader"), in node-key order. */
     int nodes;            /* nodes of the parent communicator */

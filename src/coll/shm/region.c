@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +34,14 @@ static int create_segment(char *name, size_t bytes, const char **why)
     for (int attempt = 0; attempt < 4; attempt++) {
         if (make_name(name)) {
             *why = "getrandom failed";
+            name[0] = 0;
             return -1;
         }
         int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0 && errno == EEXIST) continue;
         if (fd < 0) {
             *why = "shm_open failed (is /dev/shm mounted and writable?)";
+            name[0] = 0; /* the others learn of the failure from the empty name */
             return -1;
         }
         /* fchmod as well: a umask cannot widen 0600, but make the mode explicit. */
@@ -47,11 +50,13 @@ static int create_segment(char *name, size_t bytes, const char **why)
             *why = err == ENOSPC ? "/dev/shm is full" : "cannot reserve the segment's pages";
             close(fd);
             shm_unlink(name);
+            name[0] = 0;
             return -1;
         }
         return fd;
     }
     *why = "could not pick an unused segment name";
+    name[0] = 0;
     return -1;
 }
 
@@ -141,6 +146,13 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t bank_bytes, size_t slice_max, co
     __atomic_store_n(&s->ctl[rank].round_done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->ctl[rank].pid, getpid(), __ATOMIC_RELAXED);
     PMPI_Barrier(node);
+    /* Every peer is alive now; if one's pid does not answer, pids are not shared here (ranks in
+     * separate PID namespaces sharing /dev/shm), and the dead-peer check would kill healthy
+     * jobs: leave it off. */
+    s->check_peers = 1;
+    for (int i = 0; i < size; i++)
+        if (i != rank && kill(__atomic_load_n(&s->ctl[i].pid, __ATOMIC_RELAXED), 0) != 0)
+            s->check_peers = 0;
     return s;
 }
 

@@ -34,6 +34,8 @@ typedef struct {
     size_t bank_bytes;
     size_t slice_max;    /* I_max: the largest slice an algorithm puts per rank in a bank */
     int rank, size;      /* in the node */
+    int check_peers;     /* the peers' pids are visible here (same PID namespace): a waiter can
+                            tell a dead peer from a slow one */
     /* This rank's counters; equal on every rank between collectives, because every rank runs
      * the same algorithm with the same number of steps and rounds. */
     uint64_t seq;

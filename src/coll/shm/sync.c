@@ -38,7 +38,7 @@ static void wait_counter(const vred_shm *s, int peer, const uint64_t *counter, u
         if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) return;
         if (polls < SPIN) cpu_relax();
         else sched_yield();
-        if (polls % CHECK_EVERY == 0) check_alive(s, peer);
+        if (polls % CHECK_EVERY == 0 && s->check_peers) check_alive(s, peer);
     }
 }
 
