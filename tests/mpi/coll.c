@@ -23,6 +23,8 @@
  * buffer. A user-defined op (commutative and not) and a derived datatype (2 contiguous ints) go
  * to the MPI (last_alg "mpi") and give its result, under "auto" and under forced algorithms.
  *
+ * TEST_SHM_UNAVAILABLE=1 (tests/mpi/shm_full.sh): no region can be made; a forced shared-memory
+ * algorithm must fall back to vred's point-to-point ones.
  * Options (identical on every rank):
  *   --expect-vred         fail unless vred served each call: last_alg is the forced algorithm,
  *                         or, under "auto", not "mpi" (predefined pairs, count > 0; on a
@@ -258,6 +260,7 @@ static int shm_possible(MPI_Comm c, int size)
 {
     const char *off = getenv("VRED_SHM"), *ns = getenv("VRED_NODE_SIZE");
     if (off && !strcmp(off, "off")) return 0;
+    if (getenv("TEST_SHM_UNAVAILABLE")) return 0; /* shm_full.sh: /dev/shm cannot hold a region */
     int k = ns ? atoi(ns) : 0, wr, *nodes = malloc((size_t)size * sizeof(int)), two = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     int mine = k > 0 ? wr / k : 0;
