@@ -38,12 +38,14 @@ bench:
 	$(MAKE) --no-print-directory build
 	bench/run_local.sh --build $(BUILD)
 	bench/run_coll.sh --build $(BUILD) --quick
+	@python3 bench/summary.py bench/results
 
 bench-full:
 	scripts/install-deps.sh bench
 	$(MAKE) --no-print-directory build
 	bench/run_local.sh --build $(BUILD) --full
 	bench/run_coll.sh --build $(BUILD) --validate
+	@python3 bench/summary.py bench/results
 
 clean:
 	rm -rf $(BUILD)

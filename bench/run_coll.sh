@@ -9,7 +9,9 @@
 #                          [--coll LIST] [--algs LIST] [--nt LIST] [--sparsity S] [--validate]
 #                          [--budget S] [--out DIR] [--no-plot] [--only openmpi-shm|openmpi-tcp|mpich]
 #   --np P      ranks (default 2; over 2 adds --oversubscribe for Open MPI)
-#   --quick     sizes 4K 64K 1M 16M, --budget 0.2 (about a minute at 2 ranks)
+#   --quick     vred's automatic choice only (--algs auto), sizes 4K 64K 1M 16M, --budget 0.4:
+#               the headline `make bench` prints (about a minute at 2 ranks); every algorithm's
+#               column is the default run's
 #   default     4K .. 64M in powers of 4, --budget 0.5
 #   --coll      default allreduce,reduce,reduce_scatter_block,bcast,allgather
 #   --algs      default: every algorithm each collective has (auto, binomial, redscat, ring, recdbl,
@@ -28,6 +30,7 @@ out=$root/bench/results/coll
 np=2 plot=1
 minb=4K maxb=64M sizes=
 budget=0.5
+quick=0
 extra=()
 only=
 colls=allreduce,reduce,reduce_scatter_block,bcast,allgather
@@ -41,7 +44,7 @@ while [ $# -gt 0 ]; do
     --min) minb=$2; shift 2 ;;
     --max) maxb=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
-    --quick) sizes=4K,64K,1M,16M; budget=0.2; shift ;;
+    --quick) sizes=4K,64K,1M,16M; budget=0.4; quick=1; shift ;;
     --budget) budget=$2; shift 2 ;;
     --coll) colls=$2; shift 2 ;;
     --algs) algs=$2; shift 2 ;;
@@ -67,6 +70,7 @@ run() { # NAME LAUNCHER... (the vred-bench path ends it)
   local name=$1; shift
   [ -n "$only" ] && [ "$only" != "$name" ] && return 0
   local a=$algs c=$colls
+  [ -z "$a" ] && [ "$quick" = 1 ] && a=auto
   if [ -z "$a" ]; then # every rank its own node over TCP: no shared-memory algorithm to measure
     if [ "$name" = openmpi-tcp ]; then a=auto,binomial,redscat,ring,recdbl; else a=auto,binomial,redscat,ring,recdbl,ma,dpml,pipe; fi
   fi
