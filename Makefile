@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps test test-native test-asan test-aarch64 bench bench-full clean
+.PHONY: all build deps test test-native test-asan test-tsan test-aarch64 bench bench-full clean
 
 all: build
 
@@ -18,7 +18,7 @@ deps:
 # AddressSanitizer + UndefinedBehaviorSanitizer (kernels, sparse pack/unpack, thread pool), and the aarch64 build under qemu (NEON, SVE at
 # 128..2048 bits).
 test: deps
-	$(MAKE) --no-print-directory test-native test-asan test-aarch64
+	$(MAKE) --no-print-directory test-native test-asan test-tsan test-aarch64
 
 test-native: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
@@ -27,6 +27,14 @@ test-asan:
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DVRED_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
 	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels test_sparse test_threads test_copy
 	ctest --test-dir $(BUILD)/asan --output-on-failure -R '^(kernels|sparse|threads|copy)$$'
+
+# The thread pool (and the kernels it runs) under ThreadSanitizer: concurrent callers, splits,
+# fork (tests/unit/test_threads.c). die_after_fork=0: the test forks a threaded process on
+# purpose (the pool must restart in the child), which TSan otherwise refuses outright.
+test-tsan:
+	cmake -S . -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=Debug -DVRED_TSAN=ON $(CMAKE_ARGS) >/dev/null
+	cmake --build $(BUILD)/tsan -j$(JOBS) --target test_threads
+	TSAN_OPTIONS="halt_on_error=1 die_after_fork=0" ctest --test-dir $(BUILD)/tsan --output-on-failure -R '^threads$$'
 
 test-aarch64:
 	cmake -S . -B $(BUILD)/aarch64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/aarch64-linux-gnu.cmake >/dev/null
