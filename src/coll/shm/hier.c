@@ -87,7 +87,7 @@ int vred_hier_reduce(const vred_coll_args *a, vred_shm_fn node_fn)
     size_t bytes = a->count * a->esize;
     void *acc = a->rank == a->root ? a->rbuf : NULL;
     if (n->rank == 0 && !acc && !(acc = vred_scratch_get(a->scratch, VRED_SCRATCH_ACC, bytes)))
-        return MPI_ERR_NO_MEM; /* leaves its node waiting: see docs/reliability (issue 6) */
+        return MPI_ERR_NO_MEM; /* leaves its node waiting (docs/shm.md, "Left open") */
     int rc = node_reduce(a, node_fn, acc);
     if (n->rank == 0) {
         vred_coll_args c = cross_args(a, acc, acc, a->count);
