@@ -7,7 +7,7 @@
  * Masks are read with sched_getaffinity into a CPU_ALLOC set large enough for the kernel's CPU
  * count (CPU_SETSIZE = 1024 bits first, doubled until the kernel accepts it), and compared as
  * bytes: every rank uses the largest size any rank of the node needed (PMPI_Allreduce MAX), then
- * PMPI_Allgather of the masks. PMPI_ and not MPI_, since vred itself wraps the MPI_ collectives.
+ * PMPI_Allgather of the masks, the next library's (next.h): vred itself wraps the MPI_ collectives.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -16,6 +16,7 @@
 #include "affinity.h"
 #include "config.h"
 #include "local/threads.h"
+#include "next.h"
 
 enum { MAX_CPUS = 1 << 16 };
 
@@ -54,7 +55,8 @@ int vred_mpi_exclusive_cores(MPI_Comm node_comm)
     unsigned char *mine = read_mask(&mine_bytes);
     /* Every rank reaches both collectives, whatever its own mask gave. */
     unsigned long long want = mine_bytes, size = 0;
-    int ok = PMPI_Allreduce(&want, &size, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, node_comm) == MPI_SUCCESS;
+    int ok = vred_next()->Allreduce(&want, &size, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX,
+                                    node_comm) == MPI_SUCCESS;
     unsigned char *all = NULL, *padded = NULL;
     if (ok && size > 0 && size <= MAX_CPUS / 8) {
         padded = calloc(size, 1);
@@ -64,10 +66,11 @@ int vred_mpi_exclusive_cores(MPI_Comm node_comm)
     /* Every rank takes part in the second reduction whatever happened: if any rank could not
      * allocate (or read the size), all of them skip the gather together. */
     int have = ok && all && padded, all_have = 0;
-    ok = PMPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_LAND, node_comm) == MPI_SUCCESS;
+    ok = vred_next()->Allreduce(&have, &all_have, 1, MPI_INT, MPI_LAND, node_comm) == MPI_SUCCESS;
     int n = 0;
     if (ok && all_have &&
-        PMPI_Allgather(padded, (int)size, MPI_BYTE, all, (int)size, MPI_BYTE, node_comm) == MPI_SUCCESS) {
+        vred_next()->Allgather(padded, (int)size, MPI_BYTE, all, (int)size, MPI_BYTE,
+                               node_comm) == MPI_SUCCESS) {
         for (size_t i = 0; i < size; i++) {
             unsigned others = 0;
             for (int r = 0; r < nranks; r++)

@@ -121,7 +121,7 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
     }
     int all_ok = local_ok;
     if (a->size > 1 &&
-        PMPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm) != MPI_SUCCESS)
+        vred_next()->Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm) != MPI_SUCCESS)
         all_ok = 0; /* cannot tell: the MPI serves (every rank sees the same failure) */
     if (!all_ok) {
         last_alg = VRED_ALG_MPI;

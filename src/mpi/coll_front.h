@@ -7,6 +7,7 @@
 #define VRED_MPI_COLL_FRONT_H
 
 #include "coll/coll.h"
+#include "next.h"
 
 #define VRED_MPI_EXPORT __attribute__((visibility("default")))
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include "comm.h"
+#include "next.h"
 #include "types.h"
 #include "coll/shm/node.h"
 
@@ -68,7 +69,7 @@ static int node_key(MPI_Comm comm)
     if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
         return wrank; /* cannot tell: every rank its own node */
     int key = wrank;
-    PMPI_Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT, MPI_MIN, node);
+    vred_next()->Allreduce(MPI_IN_PLACE, &key, 1, MPI_INT, MPI_MIN, node);
     PMPI_Comm_free(&node);
     return key;
 }
@@ -77,7 +78,7 @@ static int node_key(MPI_Comm comm)
 static int shape(vred_comm *vc, int key, int *keys)
 {
     int p = vc->size;
-    int rc = PMPI_Allgather(&key, 1, MPI_INT, keys, 1, MPI_INT, vc->comm);
+    int rc = vred_next()->Allgather(&key, 1, MPI_INT, keys, 1, MPI_INT, vc->comm);
     if (rc == MPI_SUCCESS) {
         qsort(keys, (size_t)p, sizeof *keys, cmp_int);
         vc->nodes = 0;
@@ -102,7 +103,8 @@ static vred_comm *create(MPI_Comm comm)
     /* Every rank must take the same path: one rank out of memory gives up for all, before any
      * collective of vred's own could leave the others waiting for it. */
     ok = vc && keys && counts;
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !ok) {
+    if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS ||
+        !ok) {
         free(keys);
         free(counts);
         free(vc);
@@ -120,7 +122,8 @@ static vred_comm *create(MPI_Comm comm)
     if (shape(vc, key, keys) != MPI_SUCCESS) goto fail;
     /* One model for the whole communicator, so that every rank selects alike. */
     if (vc->rank == 0) vred_model_load(&vc->model);
-    if (PMPI_Bcast(&vc->model, sizeof vc->model, MPI_BYTE, 0, vc->comm) != MPI_SUCCESS) goto fail;
+    if (vred_next()->Bcast(&vc->model, sizeof vc->model, MPI_BYTE, 0, vc->comm) != MPI_SUCCESS)
+        goto fail;
     free(keys);
     return vc;
 fail:

@@ -31,7 +31,7 @@ VRED_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Dataty
     int rc;
     if (serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return vred_next()->Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -42,6 +42,7 @@ VRED_MPI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
     int rc;
     if (serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return vred_next()->Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                    comm);
 }
 #endif

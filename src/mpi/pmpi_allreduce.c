@@ -20,7 +20,7 @@ VRED_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     int rc;
     if (serve(sendbuf, recvbuf, count, datatype, op, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    return vred_next()->Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -30,6 +30,6 @@ VRED_MPI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Coun
     int rc;
     if (serve(sendbuf, recvbuf, count, datatype, op, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+    return vred_next()->Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
 #endif

@@ -24,7 +24,7 @@ VRED_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, in
     int rc;
     if (serve(buffer, count, datatype, root, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
+    return vred_next()->Bcast(buffer, count, datatype, root, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -34,6 +34,6 @@ VRED_MPI_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype data
     int rc;
     if (serve(buffer, count, datatype, root, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Bcast_c(buffer, count, datatype, root, comm);
+    return vred_next()->Bcast_c(buffer, count, datatype, root, comm);
 }
 #endif

@@ -5,11 +5,12 @@
  * error (the standard makes such a call erroneous).
  */
 #include "comm.h"
+#include "next.h"
 #include "types.h"
 
 __attribute__((visibility("default"))) int MPI_Finalize(void)
 {
     vred_comm_finalize();
     __atomic_store_n(&vred_mpi_state, VRED_MPI_FINALIZED, __ATOMIC_RELEASE);
-    return PMPI_Finalize();
+    return vred_next()->Finalize();
 }

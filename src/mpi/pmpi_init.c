@@ -6,6 +6,7 @@
 #include "affinity.h"
 #include "config.h"
 #include "local/threads.h"
+#include "next.h"
 #include "types.h"
 
 static void after_init(void)
@@ -21,7 +22,7 @@ static void after_init(void)
 
 __attribute__((visibility("default"))) int MPI_Init(int *argc, char ***argv)
 {
-    int rc = PMPI_Init(argc, argv);
+    int rc = vred_next()->Init(argc, argv);
     if (rc == MPI_SUCCESS) after_init();
     return rc;
 }
@@ -29,7 +30,7 @@ __attribute__((visibility("default"))) int MPI_Init(int *argc, char ***argv)
 __attribute__((visibility("default"))) int MPI_Init_thread(int *argc, char ***argv, int required,
                                                            int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    int rc = vred_next()->Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) after_init();
     return rc;
 }

@@ -25,7 +25,7 @@ VRED_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
     int rc;
     if (serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return vred_next()->Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -35,6 +35,6 @@ VRED_MPI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count c
     int rc;
     if (serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+    return vred_next()->Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 #endif

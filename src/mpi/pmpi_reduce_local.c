@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 #include "kernels/dispatch.h"
+#include "next.h"
 #include "types.h"
 
 #define VRED_MPI_EXPORT __attribute__((visibility("default")))
@@ -31,7 +32,7 @@ VRED_MPI_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int coun
                                      MPI_Datatype datatype, MPI_Op op)
 {
     if (serve(inbuf, inoutbuf, count, datatype, op)) return MPI_SUCCESS;
-    return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
+    return vred_next()->Reduce_local(inbuf, inoutbuf, count, datatype, op);
 }
 
 #if MPI_VERSION >= 4
@@ -39,6 +40,6 @@ VRED_MPI_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Co
                                        MPI_Datatype datatype, MPI_Op op)
 {
     if (serve(inbuf, inoutbuf, count, datatype, op)) return MPI_SUCCESS;
-    return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
+    return vred_next()->Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
 }
 #endif

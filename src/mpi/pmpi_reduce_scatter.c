@@ -38,7 +38,7 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
     int rc;
     if (serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    return vred_next()->Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 VRED_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -48,7 +48,7 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const
     if (recvcounts && serve(sendbuf, recvbuf, recvcounts, 0, 0, datatype, op, comm, &rc))
         return rc;
     vred_front_passed();
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    return vred_next()->Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
 #if MPI_VERSION >= 4
@@ -59,7 +59,7 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbu
     int rc;
     if (serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc)) return rc;
     vred_front_passed();
-    return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    return vred_next()->Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
 VRED_MPI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
@@ -70,6 +70,6 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
     if (recvcounts && serve(sendbuf, recvbuf, recvcounts, 1, 0, datatype, op, comm, &rc))
         return rc;
     vred_front_passed();
-    return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    return vred_next()->Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 #endif

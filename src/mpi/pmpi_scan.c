@@ -24,7 +24,7 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
         int rc;                                                                                 \
         if (serve(sendbuf, recvbuf, count, datatype, op, comm, EXCL, &rc)) return rc;           \
         vred_front_passed();                                                                    \
-        return PMPI_##NAME(sendbuf, recvbuf, count, datatype, op, comm);                        \
+        return vred_next()->NAME(sendbuf, recvbuf, count, datatype, op, comm);                  \
     }
 
 VRED_SCAN_FRONT(Scan, int, 0)

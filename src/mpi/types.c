@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "types.h"
+#include "next.h"
 #include "config.h"
 
 vred_mpi_slot vred_mpi_type_slots[1u << VRED_MPI_TYPE_BITS];
@@ -41,7 +42,7 @@ static int logical_matches(MPI_Datatype dt, int size)
         union { int32_t w; int64_t d; } in, io;
         if (size == 4) { in.w = (int32_t)probes[k].in; io.w = (int32_t)probes[k].io; }
         else { in.d = probes[k].in; io.d = probes[k].io; }
-        if (PMPI_Reduce_local(&in, &io, 1, dt, ops[probes[k].op]) != MPI_SUCCESS) return 0;
+        if (vred_next()->Reduce_local(&in, &io, 1, dt, ops[probes[k].op]) != MPI_SUCCESS) return 0;
         int64_t got = size == 4 ? io.w : io.d;
         if (got != probes[k].want) return 0;
     }
@@ -81,7 +82,7 @@ static int cprod_matches(MPI_Datatype dt, vred_type vt)
             else { long double l = v; memcpy(p, &l, sizeof l); }
         }
     memcpy(b, a, sizeof a);
-    if (PMPI_Reduce_local(in, a, N, dt, MPI_PROD) != MPI_SUCCESS) return 0;
+    if (vred_next()->Reduce_local(in, a, N, dt, MPI_PROD) != MPI_SUCCESS) return 0;
     if (vred_reduce(VRED_OP_PROD, vt, in, b, N) != VRED_OK) return 0;
     for (int j = 0; j < 2 * N; j++)
         if (memcmp(a + j * part, b + j * part, sig)) return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "node.h"
 #include "local/topo.h"
+#include "mpi/next.h"
 
 /* I_max: two banks of p slices stay in a core's L2 at 2 ranks (measured: docs/collectives.md),
  * and the region stays below 64 MiB however many ranks a node has. */
@@ -34,7 +35,7 @@ static int socket_groups(vred_node *n)
         return MPI_SUCCESS;
     }
     int mine = vred_topo_my_socket();
-    int rc = PMPI_Allgather(&mine, 1, MPI_INT, n->socket, 1, MPI_INT, n->comm);
+    int rc = vred_next()->Allgather(&mine, 1, MPI_INT, n->socket, 1, MPI_INT, n->comm);
     if (rc != MPI_SUCCESS) return rc;
     int groups = 1, ok = n->socket[0] >= 0;
     for (int i = 1; i < p && ok; i++) {
@@ -59,7 +60,7 @@ static int across(vred_comm *vc, vred_node *n)
     int p = vc->size, rc;
     int *keys = malloc((size_t)p * sizeof *keys);
     if (!keys) return MPI_ERR_NO_MEM;
-    rc = PMPI_Allgather(&vc->node_key, 1, MPI_INT, keys, 1, MPI_INT, vc->comm);
+    rc = vred_next()->Allgather(&vc->node_key, 1, MPI_INT, keys, 1, MPI_INT, vc->comm);
     if (rc == MPI_SUCCESS) {
         n->nodes = 0;
         for (int r = 0; r < p; r++) n->node_of[r] = -1;
@@ -119,16 +120,17 @@ static int build(vred_comm *vc, vred_node *n, const char **why)
     n->disp = malloc(((size_t)n->size + 1) * sizeof(size_t));
     int ok = n->comm_rank && n->socket && n->leader && n->node_of && n->disp;
     /* Every rank of the node takes the same path from here. */
-    rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm);
+    rc = vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm);
     if (rc != MPI_SUCCESS) return rc;
     if (!ok) return MPI_ERR_NO_MEM;
-    rc = PMPI_Allgather(&vc->rank, 1, MPI_INT, n->comm_rank, 1, MPI_INT, n->comm);
+    rc = vred_next()->Allgather(&vc->rank, 1, MPI_INT, n->comm_rank, 1, MPI_INT, n->comm);
     if (rc == MPI_SUCCESS) rc = socket_groups(n);
     if (rc == MPI_SUCCESS) rc = across(vc, n);
     if (rc == MPI_SUCCESS) rc = make_cross(vc, n);
     /* A rank that failed alone must not leave its node waiting in the region's creation. */
     ok = rc == MPI_SUCCESS;
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS || !ok)
+    if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS ||
+        !ok)
         return rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
     size_t slice = slice_max(n->size);
     n->shm = vred_shm_create(n->comm, slice * (size_t)n->size, slice, why);
@@ -162,7 +164,8 @@ vred_node *vred_node_get(vred_comm *vc)
     vred_node *n = calloc(1, sizeof *n);
     int ok = n != NULL;
     /* One rank without memory makes all go point-to-point, before any collective of the view. */
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS || !ok) {
+    if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS ||
+        !ok) {
         free(n);
         return NULL;
     }
@@ -170,7 +173,8 @@ vred_node *vred_node_get(vred_comm *vc)
     int rc = build(vc, n, &why);
     /* Every node's region must exist, or no rank uses shared memory (all ranks select alike). */
     ok = rc == MPI_SUCCESS && n->shm;
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS) ok = 0;
+    if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS)
+        ok = 0;
     if (!ok) {
         static int warned;
         if (why[0] && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))

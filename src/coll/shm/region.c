@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "region.h"
+#include "mpi/next.h"
 
 enum { NAME_MAX_LEN = 64, PAGE = 4096 };
 
@@ -92,7 +93,8 @@ static void *map_segment(int fd, size_t bytes, const char **why)
 /* Every rank's verdict, agreed: 1 if all succeeded. */
 static int all_ok(MPI_Comm node, int ok)
 {
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS) return 0;
+    if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS)
+        return 0;
     return ok;
 }
 
@@ -118,7 +120,7 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t bank_bytes, size_t slice_max, co
     if (!s) *why = "out of memory";
     else if (rank == 0) fd = create_segment(name, bytes, why);
     /* Rank 0 tells the others the name ("" if it failed). */
-    if (PMPI_Bcast(name, NAME_MAX_LEN, MPI_CHAR, 0, node) != MPI_SUCCESS) {
+    if (vred_next()->Bcast(name, NAME_MAX_LEN, MPI_CHAR, 0, node) != MPI_SUCCESS) {
         if (rank == 0 && fd >= 0) shm_unlink(name);
         if (fd >= 0) close(fd);
         free(s);
