@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps test test-native test-asan test-tsan test-aarch64 bench bench-full clean
+.PHONY: all build deps test test-native test-asan test-tsan test-fuzz test-aarch64 bench bench-full clean
 
 all: build
 
@@ -18,7 +18,7 @@ deps:
 # AddressSanitizer + UndefinedBehaviorSanitizer (kernels, sparse pack/unpack, thread pool), and the aarch64 build under qemu (NEON, SVE at
 # 128..2048 bits).
 test: deps
-	$(MAKE) --no-print-directory test-native test-asan test-tsan test-aarch64
+	$(MAKE) --no-print-directory test-native test-asan test-tsan test-fuzz test-aarch64
 
 test-native: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
@@ -35,6 +35,15 @@ test-tsan:
 	cmake -S . -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=Debug -DVRED_TSAN=ON $(CMAKE_ARGS) >/dev/null
 	cmake --build $(BUILD)/tsan -j$(JOBS) --target test_threads
 	TSAN_OPTIONS="halt_on_error=1 die_after_fork=0" ctest --test-dir $(BUILD)/tsan --output-on-failure -R '^threads$$'
+
+# libFuzzer (clang, with ASan + UBSan): every kernel against the scalar reference, and sparse
+# pack/unpack round trips and hostile messages (tests/fuzz), FUZZ_SECONDS each, both at once.
+# A finding fails the target and is kept in $(BUILD)/fuzz/findings/.
+FUZZ_SECONDS ?= 75
+test-fuzz:
+	cmake -S . -B $(BUILD)/fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Release -DVRED_FUZZ=ON $(CMAKE_ARGS) >/dev/null
+	cmake --build $(BUILD)/fuzz -j$(JOBS) --target fuzz_kernels fuzz_sparse
+	tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
 test-aarch64:
 	cmake -S . -B $(BUILD)/aarch64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/aarch64-linux-gnu.cmake >/dev/null

@@ -16,7 +16,7 @@ for p in cmake gcc make pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich
 done
 if [ "$what" != build ]; then
   # the cross compiler only recommends its C library; the cross build needs its headers and crt
-  for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind; do want "$p"; done
+  for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind clang; do want "$p"; done
 fi
 
 sudo=""
@@ -30,6 +30,18 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# libFuzzer (make test-fuzz) ships in clang's runtime package, libclang-rt-<major>-dev, which
+# clang only recommends: name it for the clang that is installed.
+# (Before clang 14, Debian shipped it inside libclang-common-<major>-dev: nothing to add then.)
+if [ "$what" != build ] && have clang &&
+   ! ls "$(clang -print-resource-dir)"/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1; then
+  rt=libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev
+  echo "vred: installing $rt (libFuzzer)"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "$rt" >/dev/null
 fi
 
 # The plots: matplotlib for the python3 on PATH. pip where that python has it (pyenv, venv),
