@@ -28,11 +28,21 @@
 #define VRED_NEXT_FUNCS_C(X)
 #endif
 
+enum {
+#define VRED_NEXT_ID(name) VRED_NEXT_ID_##name,
+    VRED_NEXT_FUNCS(VRED_NEXT_ID) VRED_NEXT_FUNCS_C(VRED_NEXT_ID)
+#undef VRED_NEXT_ID
+    VRED_NEXT_COUNT
+};
+
 /* One pointer per function, typed as the MPI's own PMPI_<X>: vred_next()->Allreduce(...). */
 typedef struct {
 #define VRED_NEXT_MEMBER(name) __typeof__(PMPI_##name) *name;
     VRED_NEXT_FUNCS(VRED_NEXT_MEMBER) VRED_NEXT_FUNCS_C(VRED_NEXT_MEMBER)
 #undef VRED_NEXT_MEMBER
+    /* 1 where another object's MPI_<X> comes before vred's in the lookup order (a PMPI tool
+     * above vred): the application's MPI_<X> reaches vred only through PMPI_<X>. */
+    unsigned char tool_above[VRED_NEXT_COUNT];
 } vred_next_fns;
 
 extern vred_next_fns vred_next_table;
@@ -48,5 +58,22 @@ static inline const vred_next_fns *vred_next(void)
     return __atomic_load_n(&vred_next_ready, __ATOMIC_ACQUIRE) ? &vred_next_table
                                                                : vred_next_resolve();
 }
+
+/*
+ * vred's PMPI_<name>, after its MPI_<name> in the same file. With a PMPI tool above vred (the
+ * tool's MPI_<name> calls PMPI_<name> to reach "the MPI"), it is vred's MPI_<name>: vred serves
+ * or passes the call on, and the tool keeps working. Otherwise it is the next library's
+ * PMPI_<name>, untouched: then PMPI_<name> stays the MPI library's own, which the tests and
+ * benchmarks compare vred against and Open MPI's Fortran bindings call. vred's MPI_<name> is
+ * reached through a hidden alias: a call by name would bind to the tool's MPI_<name> and loop.
+ */
+#define VRED_PMPI(name, params, args)                                                           \
+    extern __typeof__(MPI_##name) vred_own_##name                                               \
+        __attribute__((alias("MPI_" #name), visibility("hidden")));                             \
+    __attribute__((visibility("default"))) int PMPI_##name params                               \
+    {                                                                                           \
+        const vred_next_fns *n = vred_next();                                                   \
+        return n->tool_above[VRED_NEXT_ID_##name] ? vred_own_##name args : n->name args;        \
+    }
 
 #endif

@@ -33,6 +33,9 @@ VRED_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Dataty
     vred_front_passed();
     return vred_next()->Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+VRED_PMPI(Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+          (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
 #if MPI_VERSION >= 4
 VRED_MPI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
@@ -45,4 +48,7 @@ VRED_MPI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
     return vred_next()->Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                     comm);
 }
+VRED_PMPI(Allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+          (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 #endif

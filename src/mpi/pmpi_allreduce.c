@@ -22,6 +22,9 @@ VRED_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     vred_front_passed();
     return vred_next()->Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
+VRED_PMPI(Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm),
+          (sendbuf, recvbuf, count, datatype, op, comm))
 
 #if MPI_VERSION >= 4
 VRED_MPI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
@@ -32,4 +35,7 @@ VRED_MPI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Coun
     vred_front_passed();
     return vred_next()->Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
+VRED_PMPI(Allreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+          (sendbuf, recvbuf, count, datatype, op, comm))
 #endif

@@ -26,6 +26,8 @@ VRED_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, in
     vred_front_passed();
     return vred_next()->Bcast(buffer, count, datatype, root, comm);
 }
+VRED_PMPI(Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+          (buffer, count, datatype, root, comm))
 
 #if MPI_VERSION >= 4
 VRED_MPI_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
@@ -36,4 +38,6 @@ VRED_MPI_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype data
     vred_front_passed();
     return vred_next()->Bcast_c(buffer, count, datatype, root, comm);
 }
+VRED_PMPI(Bcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
+          (buffer, count, datatype, root, comm))
 #endif

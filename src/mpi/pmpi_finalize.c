@@ -14,3 +14,4 @@ __attribute__((visibility("default"))) int MPI_Finalize(void)
     __atomic_store_n(&vred_mpi_state, VRED_MPI_FINALIZED, __ATOMIC_RELEASE);
     return vred_next()->Finalize();
 }
+VRED_PMPI(Finalize, (void), ())

@@ -26,6 +26,7 @@ __attribute__((visibility("default"))) int MPI_Init(int *argc, char ***argv)
     if (rc == MPI_SUCCESS) after_init();
     return rc;
 }
+VRED_PMPI(Init, (int *argc, char ***argv), (argc, argv))
 
 __attribute__((visibility("default"))) int MPI_Init_thread(int *argc, char ***argv, int required,
                                                            int *provided)
@@ -34,3 +35,5 @@ __attribute__((visibility("default"))) int MPI_Init_thread(int *argc, char ***ar
     if (rc == MPI_SUCCESS) after_init();
     return rc;
 }
+VRED_PMPI(Init_thread, (int *argc, char ***argv, int required, int *provided),
+          (argc, argv, required, provided))

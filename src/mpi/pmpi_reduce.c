@@ -27,6 +27,9 @@ VRED_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
     vred_front_passed();
     return vred_next()->Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
+VRED_PMPI(Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                   MPI_Op op, int root, MPI_Comm comm),
+          (sendbuf, recvbuf, count, datatype, op, root, comm))
 
 #if MPI_VERSION >= 4
 VRED_MPI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
@@ -37,4 +40,7 @@ VRED_MPI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count c
     vred_front_passed();
     return vred_next()->Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
+VRED_PMPI(Reduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm),
+          (sendbuf, recvbuf, count, datatype, op, root, comm))
 #endif

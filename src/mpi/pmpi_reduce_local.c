@@ -34,6 +34,9 @@ VRED_MPI_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int coun
     if (serve(inbuf, inoutbuf, count, datatype, op)) return MPI_SUCCESS;
     return vred_next()->Reduce_local(inbuf, inoutbuf, count, datatype, op);
 }
+VRED_PMPI(Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op),
+          (inbuf, inoutbuf, count, datatype, op))
 
 #if MPI_VERSION >= 4
 VRED_MPI_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
@@ -42,4 +45,7 @@ VRED_MPI_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Co
     if (serve(inbuf, inoutbuf, count, datatype, op)) return MPI_SUCCESS;
     return vred_next()->Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
 }
+VRED_PMPI(Reduce_local_c, (const void *inbuf, void *inoutbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op),
+          (inbuf, inoutbuf, count, datatype, op))
 #endif

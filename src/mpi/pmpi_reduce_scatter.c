@@ -40,6 +40,9 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
     vred_front_passed();
     return vred_next()->Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
+VRED_PMPI(Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+          (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
 VRED_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
@@ -50,6 +53,9 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const
     vred_front_passed();
     return vred_next()->Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
+VRED_PMPI(Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[],
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+          (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 
 #if MPI_VERSION >= 4
 VRED_MPI_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
@@ -61,6 +67,9 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbu
     vred_front_passed();
     return vred_next()->Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
+VRED_PMPI(Reduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+          (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
 VRED_MPI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
                                          const MPI_Count recvcounts[], MPI_Datatype datatype,
@@ -72,4 +81,7 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
     vred_front_passed();
     return vred_next()->Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
+VRED_PMPI(Reduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+          (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 #endif

@@ -25,7 +25,11 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
         if (serve(sendbuf, recvbuf, count, datatype, op, comm, EXCL, &rc)) return rc;           \
         vred_front_passed();                                                                    \
         return vred_next()->NAME(sendbuf, recvbuf, count, datatype, op, comm);                  \
-    }
+    }                                                                                           \
+    VRED_PMPI(NAME,                                                                             \
+              (const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype, MPI_Op op,  \
+               MPI_Comm comm),                                                                  \
+              (sendbuf, recvbuf, count, datatype, op, comm))
 
 VRED_SCAN_FRONT(Scan, int, 0)
 VRED_SCAN_FRONT(Exscan, int, 1)
