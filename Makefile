@@ -14,19 +14,24 @@ build:
 deps:
 	scripts/install-deps.sh test
 
-# Every test: native build (all ISAs of this CPU, both MPIs), the unit tests under
-# AddressSanitizer + UndefinedBehaviorSanitizer (kernels, sparse pack/unpack, thread pool), and the aarch64 build under qemu (NEON, SVE at
-# 128..2048 bits).
+# Every test: native build (all ISAs of this CPU, both MPIs; with valgrind memcheck on a 2-rank
+# run per MPI), the unit tests and an MPI subset under AddressSanitizer + UndefinedBehaviorSanitizer,
+# the thread pool under ThreadSanitizer, libFuzzer on the kernels and sparse pack/unpack, and the
+# aarch64 build under qemu (NEON, SVE at 128..2048 bits).
 test: deps
 	$(MAKE) --no-print-directory test-native test-asan test-tsan test-fuzz test-aarch64
 
 test-native: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
+# ASan + UBSan (halting on the first report): the unit tests, then a subset of the MPI tests for
+# each MPI (label asan, tests/sanitize/asan_mpi.cmake; the MPI libraries' own leaks are allowed,
+# any vred leak fails). One at a time: oversubscribed MPI runs slow each other down.
 test-asan:
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DVRED_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
-	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels test_sparse test_threads test_copy
+	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels test_sparse test_threads test_copy vred_asan_mpi
 	ctest --test-dir $(BUILD)/asan --output-on-failure -R '^(kernels|sparse|threads|copy)$$'
+	ctest --test-dir $(BUILD)/asan --output-on-failure -L '^asan$$'
 
 # The thread pool (and the kernels it runs) under ThreadSanitizer: concurrent callers, splits,
 # fork (tests/unit/test_threads.c). die_after_fork=0: the test forks a threaded process on
