@@ -39,11 +39,16 @@ static void apply_tune(vred_config *c, long v, const char *t)
     (void)v;
     c->tune_file = t && *t ? t : NULL;
 }
+/* Every algorithm name, in vred_alg order: an algorithm knob accepts only the names its
+ * collective has (its own list, so that a name it lacks gets the usual message), and stores the
+ * enum by the name's place here. */
+#define ALGS "auto|mpi|binomial|redscat|ring|recdbl|ma|dpml|pipe"
+static int lookup(const char *list, const char *value);
 #define APPLY_ALG(C)                                                                            \
     static void apply_alg_##C(vred_config *c, long i, const char *t)                            \
     {                                                                                           \
-        (void)t;                                                                                \
-        c->alg[VRED_COLL_##C] = (vred_alg)i;                                                    \
+        (void)i;                                                                                \
+        c->alg[VRED_COLL_##C] = (vred_alg)lookup(ALGS, t);                                      \
     }
 APPLY_ALG(REDUCE)
 APPLY_ALG(ALLREDUCE)
@@ -56,13 +61,8 @@ static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm =
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
 static void apply_slice(vred_config *c, long v, const char *t) { (void)t; c->shm_slice = v; }
 
-/* The algorithm names, in vred_alg order; a knob accepts the subset its collective has, but the
- * list printed and parsed is the full one so that the index is the enum (select.c refuses, with a
- * message, an algorithm a collective does not have). */
-#define ALGS "auto|mpi|binomial|redscat|ring|recdbl|ma|dpml|pipe"
-
-/* The order of `accepted` matches the enum each apply() stores. "best" in VRED_ISA is past the
- * last ISA, i.e. no cap. */
+/* The order of `accepted` matches the enum each apply() stores (the algorithm knobs store by
+ * name, see ALGS). "best" in VRED_ISA is past the last ISA, i.e. no cap. */
 static const knob knobs[] = {
     {"VRED_ISA", KNOB_ENUM, "scalar|sse41|avx2|avx512|neon|sve|best", "best", apply_isa,
      "cap the instruction set (never raised past the hardware)", 0, 0},
@@ -78,18 +78,19 @@ static const knob knobs[] = {
     {"VRED_NODE_SIZE", KNOB_INT, "0..1048576", "0", apply_node,
      "treat every k consecutive ranks as one node (testing); 0 = MPI_COMM_TYPE_SHARED", 0,
      1048576},
-    {"VRED_REDUCE_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_REDUCE,
-     "force MPI_Reduce's algorithm (binomial|redscat|ring|ma|dpml)", 0, 0},
-    {"VRED_ALLREDUCE_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_ALLREDUCE,
-     "force MPI_Allreduce's algorithm (binomial|redscat|ring|recdbl|ma|dpml)", 0, 0},
-    {"VRED_REDUCE_SCATTER_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_REDUCE_SCATTER,
-     "force MPI_Reduce_scatter(_block)'s algorithm (binomial|redscat|ring|ma)", 0, 0},
-    {"VRED_SCAN_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_SCAN,
-     "force MPI_Scan/MPI_Exscan's algorithm (recdbl)", 0, 0},
-    {"VRED_BCAST_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_BCAST,
-     "force MPI_Bcast's algorithm (pipe)", 0, 0},
-    {"VRED_ALLGATHER_ALG", KNOB_ENUM, ALGS, "auto", apply_alg_ALLGATHER,
-     "force MPI_Allgather's algorithm (pipe)", 0, 0},
+    /* The algorithms of each collective: the rules of src/coll/select.c. */
+    {"VRED_REDUCE_ALG", KNOB_ENUM, "auto|mpi|binomial|redscat|ring|ma|dpml", "auto",
+     apply_alg_REDUCE, "force MPI_Reduce's algorithm", 0, 0},
+    {"VRED_ALLREDUCE_ALG", KNOB_ENUM, "auto|mpi|binomial|redscat|ring|recdbl|ma|dpml", "auto",
+     apply_alg_ALLREDUCE, "force MPI_Allreduce's algorithm", 0, 0},
+    {"VRED_REDUCE_SCATTER_ALG", KNOB_ENUM, "auto|mpi|binomial|redscat|ring|ma|dpml", "auto",
+     apply_alg_REDUCE_SCATTER, "force MPI_Reduce_scatter(_block)'s algorithm", 0, 0},
+    {"VRED_SCAN_ALG", KNOB_ENUM, "auto|mpi|recdbl", "auto", apply_alg_SCAN,
+     "force MPI_Scan/MPI_Exscan's algorithm", 0, 0},
+    {"VRED_BCAST_ALG", KNOB_ENUM, "auto|mpi|pipe", "auto", apply_alg_BCAST,
+     "force MPI_Bcast's algorithm", 0, 0},
+    {"VRED_ALLGATHER_ALG", KNOB_ENUM, "auto|mpi|pipe", "auto", apply_alg_ALLGATHER,
+     "force MPI_Allgather's algorithm", 0, 0},
     {"VRED_SHM", KNOB_ENUM, "auto|off", "auto", apply_shm,
      "shared-memory algorithms inside a node; off = point-to-point only", 0, 0},
     {"VRED_NT", KNOB_ENUM, "auto|on|off", "auto", apply_nt,
@@ -144,6 +145,7 @@ static long parse_int(const char *v, long lo, long hi)
 
 static vred_config config;
 static long in_effect[sizeof knobs / sizeof knobs[0]]; /* ENUM: index; INT: value */
+static char malformed[sizeof knobs / sizeof knobs[0]];
 
 static void parse(void)
 {
@@ -157,6 +159,7 @@ static void parse(void)
             long got = kb->kind == KNOB_ENUM  ? lookup(kb->accepted, v)
                        : kb->kind == KNOB_INT ? parse_int(v, kb->lo, kb->hi)
                                               : 0;
+            malformed[k] = got < 0;
             if (got < 0)
                 fprintf(stderr, "vred: %s='%s' is not one of %s; using %s\n", kb->name, v,
                         kb->accepted, kb->deflt);
@@ -209,9 +212,8 @@ void vred_config_print(FILE *out)
             snprintf(value, sizeof value, "%ld", in_effect[k]);
         else
             snprintf(value, sizeof value, "%s", set && *set ? set : "(none)");
-        const char *state = !(set && *set) ? "[default]"
-                            : kb->kind == KNOB_PATH || !strcmp(set, value) ? "[set]"
-                                                                           : "[malformed]";
+        /* (Not by comparing the text: "007" is a well-formed 7.) */
+        const char *state = !(set && *set) ? "[default]" : malformed[k] ? "[malformed]" : "[set]";
         fprintf(out, "  %-24s %-10s %-11s (%s) %s\n", kb->name, value, state, kb->accepted,
                 kb->help);
     }
