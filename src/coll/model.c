@@ -69,10 +69,14 @@ void vred_model_load(vred_model *m)
     *m = builtin;
     const char *path = vred_config_get()->tune_file;
     if (!path) return;
+    /* Read for every communicator vred serves; what is wrong with the file is said once. */
+    static int said;
+    int quiet = __atomic_exchange_n(&said, 1, __ATOMIC_RELAXED);
     FILE *f = fopen(path, "r");
     if (!f) {
-        fprintf(stderr, "vred: VRED_TUNE_FILE '%s' cannot be read; using the built-in model\n",
-                path);
+        if (!quiet)
+            fprintf(stderr,
+                    "vred: VRED_TUNE_FILE '%s' cannot be read; using the built-in model\n", path);
         return;
     }
     char line[256];
@@ -88,8 +92,10 @@ void vred_model_load(vred_model *m)
         int k = 0;
         while (k < NFIELDS && strcmp(fields[k].name, name)) k++;
         if (got != 2 || k == NFIELDS || !(v >= 0)) {
-            fprintf(stderr, "vred: %s:%d: not a 'name value' line of a known parameter; ignored\n",
-                    path, lineno);
+            if (!quiet)
+                fprintf(stderr,
+                        "vred: %s:%d: not a 'name value' line of a known parameter; ignored\n",
+                        path, lineno);
             continue;
         }
         *(double *)((char *)m + fields[k].offset) = v;
