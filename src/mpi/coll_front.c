@@ -119,11 +119,20 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
         last_alg = VRED_ALG_MPI;
         return 0;
     }
-    int all_ok = local_ok;
+    /* The same allreduce checks that every rank names the same root (allgather: 0 on every
+     * rank): with different roots, erroneous, vred's algorithms would wait forever or move the
+     * wrong bytes, and neither MPI checks it (docs/reliability.md, "Bad input"). */
+    int mine[3] = {local_ok, a->root, -a->root}, all[3] = {local_ok, a->root, -a->root};
     if (a->size > 1 &&
-        vred_next()->Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_MIN, a->comm) != MPI_SUCCESS)
-        all_ok = 0; /* cannot tell: the MPI serves (every rank sees the same failure) */
-    if (!all_ok) {
+        vred_next()->Allreduce(mine, all, 3, MPI_INT, MPI_MIN, a->comm) != MPI_SUCCESS)
+        all[0] = 0; /* cannot tell: the MPI serves (every rank sees the same failure) */
+    else if (all[1] != -all[2]) {
+        last_alg = alg;
+        *rc = MPI_ERR_ROOT; /* on every rank, through the user's handler */
+        PMPI_Comm_call_errhandler(user_comm, *rc);
+        return 1;
+    }
+    if (!all[0]) {
         last_alg = VRED_ALG_MPI;
         return 0;
     }

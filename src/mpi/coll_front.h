@@ -33,7 +33,9 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
 /* vred_front_run for a call whose servability on this rank (local_ok) may differ between ranks:
  * when the selection picks a vred algorithm (large messages, equal on every rank), the ranks
  * agree first (one allreduce) and all pass the call to the MPI unless every rank can be
- * served. Small messages, which go to the MPI anyway, pay nothing. */
+ * served. Small messages, which go to the MPI anyway, pay nothing. The allreduce also compares
+ * a->root (set it to the same value on every rank when the collective has none): different
+ * roots give MPI_ERR_ROOT on every rank, through the communicator's error handler. */
 int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
                           MPI_Comm user_comm);
 
