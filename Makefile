@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps test test-native test-asan test-tsan test-fuzz test-aarch64 bench bench-full clean
+.PHONY: all build deps test test-native test-asan test-tsan test-fuzz test-aarch64 bench bench-full report clean
 
 all: build
 
@@ -55,19 +55,40 @@ test-aarch64:
 	cmake --build $(BUILD)/aarch64 -j$(JOBS)
 	ctest --test-dir $(BUILD)/aarch64 --output-on-failure -j$(JOBS)
 
+# `make bench`: a few minutes (1 min 41 s on the 2-core VM, fresh clone, build included): what vred
+# uses on this CPU, MPI_Reduce_local and the collectives against the MPI underneath, one summary
+# table; tables, CSV and PNGs in bench/results/. `make bench-full`: the long sweeps (all sizes,
+# every algorithm, validated). `make report`: every experiment of bench/REPORT.md (~35 min) and
+# the report regenerated from them (QUICK=1: a smoke test of the pipeline).
 bench:
-	scripts/install-deps.sh bench
-	$(MAKE) --no-print-directory build
-	bench/run_local.sh --build $(BUILD)
-	bench/run_coll.sh --build $(BUILD) --quick
+	@echo "== [1/5] dependencies (scripts/install-deps.sh bench)"
+	@scripts/install-deps.sh bench
+	@echo "== [2/5] build ($(BUILD))"
+	@$(MAKE) --no-print-directory build
+	@echo "== [3/5] MPI_Reduce_local: vred vs the MPI vs memcpy (bench/run_local.sh)"
+	@bench/run_local.sh --build $(BUILD)
+	@echo "== [4/5] collectives on 2 ranks: vred's choice vs the MPI's (bench/run_coll.sh --quick)"
+	@bench/run_coll.sh --build $(BUILD) --quick
+	@echo "== [5/5] summary (bench/summary.py)"
 	@python3 bench/summary.py bench/results
 
 bench-full:
-	scripts/install-deps.sh bench
-	$(MAKE) --no-print-directory build
-	bench/run_local.sh --build $(BUILD) --full
-	bench/run_coll.sh --build $(BUILD) --validate
+	@echo "== [1/5] dependencies (scripts/install-deps.sh bench)"
+	@scripts/install-deps.sh bench
+	@echo "== [2/5] build ($(BUILD))"
+	@$(MAKE) --no-print-directory build
+	@echo "== [3/5] MPI_Reduce_local, 1 KiB-128 MiB (bench/run_local.sh --full)"
+	@bench/run_local.sh --build $(BUILD) --full
+	@echo "== [4/5] collectives, every algorithm, validated (bench/run_coll.sh --validate)"
+	@bench/run_coll.sh --build $(BUILD) --validate
+	@echo "== [5/5] summary (bench/summary.py)"
 	@python3 bench/summary.py bench/results
+
+report:
+	@echo "== dependencies (scripts/install-deps.sh bench) and build ($(BUILD))"
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory build
+	bench/run_report.sh --build $(BUILD) $(if $(QUICK),--quick)
 
 clean:
 	rm -rf $(BUILD)

@@ -82,7 +82,7 @@ run() { # NAME LAUNCHER... (the vred-bench path ends it)
     echo "   $name: vred-bench coll failed (exit $?); see $out/coll-$name-np$np.txt" >&2
     failed=1
   fi
-  grep -E '^# (allreduce|reduce|scan|bcast|allgather|Size|validation|memcpy)|^  ' "$out/coll-$name-np$np.txt" | sed 's/^/   /' >&2
+  grep -E '^# (allreduce|reduce|scan|bcast|allgather|Size|\(B\)|validation|memcpy)|^  ' "$out/coll-$name-np$np.txt" | sed 's/^/   /' >&2
   [ -s "$out/coll-$name-np$np.csv" ] && csvs+=("$out/coll-$name-np$np.csv")
   return 0
 }

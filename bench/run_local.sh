@@ -62,7 +62,7 @@ run() { # NAME LAUNCHER... -- (vred-bench path follows in the launcher)
   "$@" local --case "$cases" --isa "$isa" "${sweep[@]}" "${extra[@]}" \
     --csv "$out/local-$name.csv" >"$out/local-$name.txt"
   csvs+=("$out/local-$name.csv")
-  grep -E '^# (MPI library|case)|^  ' "$out/local-$name.txt" | sed 's/^/   /' >&2
+  grep -E '^# (MPI library|case|Size|\(B\))|^  ' "$out/local-$name.txt" | sed 's/^/   /' >&2
 }
 
 ran=0

@@ -7,14 +7,23 @@
 # same with one rank dense (the BIGSTICK case: auto must cost no more than dense).
 #
 # usage: bench/run_sparse.sh [--build DIR] [--size 64M] [--sparsities "0 0.1 ..."] [--out DIR]
+#                            [--coll "reduce allreduce"] [--dense "- 1"]
+#   --coll   the collectives (default both); --dense "-": every rank sparse only, "1": rank 1 dense
+#            only (default both cases)
+# Writes OUT/table.txt and OUT/sparse.csv (one row per collective, case and sparsity: the medians
+# and the ratios of the table), and one vred-bench CSV per measurement.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../build
 size=64M
 sparsities="0 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 0.95 0.99"
 out=$here/results/sparse
+colls="reduce allreduce"
+denses="- 1"
 while [ $# -gt 0 ]; do
   case $1 in
+    --coll) colls=${2//,/ }; shift 2 ;;
+    --dense) denses=$2; shift 2 ;;
     --build) build=$(cd "$2" && pwd); shift 2 ;;
     --size) size=$2; shift 2 ;;
     --sparsities) sparsities=$2; shift 2 ;;
@@ -37,11 +46,12 @@ measure() { # coll s mode dense_rank
     awk '$1 ~ /^[0-9]+$/ { print $2, $3; exit }'
 }
 
-for dense in - 1; do
+echo "collective,dense_rank,sparsity,mpi_us,dense_us,bits_us,idx_us,auto_us,x_bits,x_idx,x_auto,x_auto_vs_mpi" >"$out/sparse.csv"
+for dense in $denses; do
   echo
   if [ "$dense" = - ]; then echo "# every rank sparse"; else echo "# rank 1 dense, rank 0 sparse"; fi
   echo "# $size float SUM, 2 ranks, TCP; times in us (median); ratio = dense time / time (> 1: faster than dense)"
-  for coll in reduce allreduce; do
+  for coll in $colls; do
     echo "# $coll"
     printf "%-9s %10s %10s %10s %10s %10s %7s %7s %7s\n" sparsity MPI dense bits idx auto "x:bits" "x:idx" "x:auto"
     for s in $sparsities; do
@@ -51,6 +61,9 @@ for dense in - 1; do
       read -r _ auto_t < <(measure $coll $s auto $dense)
       awk -v s=$s -v m=$mpi -v d=$dense_t -v b=$bits_t -v i=$idx_t -v a=$auto_t 'BEGIN {
         printf "%-9s %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f %7.2f %7.2f\n", s, m, d, b, i, a, d/b, d/i, d/a }'
+      awk -v c=$coll -v r=$dense -v s=$s -v m=$mpi -v d=$dense_t -v b=$bits_t -v i=$idx_t -v a=$auto_t 'BEGIN {
+        printf "%s,%s,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f,%.4f,%.4f,%.4f\n", c, r, s, m, d, b, i, a, d/b, d/i, d/a, m/a }' \
+        >>"$out/sparse.csv"
     done
   done
 done | tee "$out/table.txt"

@@ -560,7 +560,9 @@ int cmd_coll(int argc, char **argv)
             if (has_dav)
                 printf("# DAV = %s bytes per node (p = %d) / memcpy rate %.2f GB/s; bound%% = DAV(us) / best vred time\n",
                        formula, p, rate * 1e-9);
-            printf("# %-9s %11s", "Size", "MPI(us)");
+            printf("# Size      Avg Latency(us): the MPI's, then each vred column's; x:ALG = MPI time / ALG time "
+                   "(> 1: vred faster)\n");
+            printf("# %-9s %11s", "(B)", "MPI(us)");
             for (int i = 1; i < r.nimpl; i++) printf(" %*s(us)", w, names[i]);
             for (int i = 1; i < r.nimpl; i++) printf(" %*s", w, "x:");
             if (r.nimpl > 1) printf("  %-8s", "auto->");

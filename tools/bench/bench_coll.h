@@ -60,5 +60,6 @@ double bc_now(void);
 
 int cmd_coll(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_scalar(int argc, char **argv);
 
 #endif

@@ -5,6 +5,7 @@
  *                       [--isa best|scalar|sse41|avx2|avx512|neon|sve|all] [--reps N] [--budget S]
  *                       [--validate] [--csv FILE] [--label NAME] [--llc BYTES]
  *   vred-bench counters [--case f32:sum,u8:sum] [--bytes 16M] [--isa ...] [--which both|vred|mpi]
+ *   vred-bench coll | tune | scalar  (all ranks; bench_coll.c, bench_tune.c, bench_scalar.c)
  *
  * `local` times MPI_Reduce_local served by vred (MPI_Reduce_local, from libvred-mpi.so), by the
  * MPI library (PMPI_Reduce_local) and a memcpy of the same size. Every repetition runs the three
@@ -450,7 +451,9 @@ static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts 
            cold ? "cold (operands from memory: calls rotate over a pool >= 2 x LLC)"
                 : "warm (the same buffers every call, shared by vred, MPI and memcpy)",
            vred_isa_name(isa), baseline);
-    printf("# %-10s %11s %11s %11s %9s %11s %12s %12s%s\n", "Size(B)", "vred(us)", "MPI(us)",
+    printf("# Size       Avg Latency(us): vred, the MPI, memcpy; ratio vred/MPI = MPI time / vred time; "
+           "bandwidth\n");
+    printf("# %-10s %11s %11s %11s %9s %11s %12s %12s%s\n", "(B)", "vred(us)", "MPI(us)",
            "memcpy(us)", "vred/MPI", "vred(GB/s)", "memcpy(GB/s)", "vred/memcpy",
            o->validate ? "  mismatches" : "");
     fflush(stdout);
@@ -591,7 +594,9 @@ static void usage(FILE *f)
         "       vred-bench counters [options]   one call each, for valgrind --toggle-collect\n"
         "       vred-bench coll [options]       reduction collectives on all ranks: the MPI vs vred's algorithms\n"
         "       vred-bench tune [--out FILE]    measure the cost model (all ranks); file for VRED_TUNE_FILE\n"
-        "                                       (vred-bench coll --help / tune --help for their options)\n"
+        "       vred-bench scalar [options]     an array reduced to one value on all ranks: vred vs loops vs\n"
+        "                                       MPI_Reduce (strong/weak scaling, the fourth paper)\n"
+        "                                       (vred-bench coll|tune|scalar --help for their options)\n"
         "local:\n"
         "  --case LIST       type:op,... | default (%s) | all\n"
         "  --sizes LIST      sizes in bytes (K/M/G suffixes), e.g. 1K,64K,16M\n"
@@ -761,7 +766,8 @@ static int cmd_counters(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    int all_ranks = argc >= 2 && (!strcmp(argv[1], "coll") || !strcmp(argv[1], "tune"));
+    int all_ranks = argc >= 2 && (!strcmp(argv[1], "coll") || !strcmp(argv[1], "tune") ||
+                                  !strcmp(argv[1], "scalar"));
     if (argc < 2 || (strcmp(argv[1], "local") && strcmp(argv[1], "counters") && !all_ranks)) {
         int help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
         usage(help ? stdout : stderr);
@@ -776,7 +782,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int rc = 0;
     if (all_ranks) /* collectives: every rank takes part */
-        rc = !strcmp(argv[1], "coll") ? cmd_coll(argc - 2, argv + 2) : cmd_tune(argc - 2, argv + 2);
+        rc = !strcmp(argv[1], "coll")   ? cmd_coll(argc - 2, argv + 2)
+             : !strcmp(argv[1], "scalar") ? cmd_scalar(argc - 2, argv + 2)
+                                          : cmd_tune(argc - 2, argv + 2);
     else if (rank == 0) /* a local benchmark: other ranks, if any, only wait */
         rc = !strcmp(argv[1], "local") ? cmd_local(argc - 2, argv + 2) : cmd_counters(argc - 2, argv + 2);
     MPI_Finalize();
