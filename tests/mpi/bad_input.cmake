@@ -1,0 +1,23 @@
+# Bad input through vred's collectives ends as through the MPI alone (tests/mpi/bad_input.c) on
+# 2 and 3 ranks; the cases an MPI crashes on and mismatched roots (bad_input.sh) on 2. Included
+# once per flavor from CMakeLists.txt (flavor, mpiexec, ompi).
+set(t test_mpi_bad_input_${flavor})
+add_executable(${t} bad_input.c bad_input_calls.c bad_input_cases.c bad_input_roots.c)
+target_link_libraries(${t} PRIVATE vred_mpi_${flavor} vred_mpi_deps_${flavor} ${CMAKE_DL_LIBS})
+target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
+set(names "")
+foreach(np 2 3)
+  add_test(NAME mpi_bad_input_${flavor}_np${np} COMMAND ${mpiexec} -np ${np} $<TARGET_FILE:${t}>)
+  list(APPEND names mpi_bad_input_${flavor}_np${np})
+endforeach()
+# The cases an MPI crashes on, one job each until it ends (Open MPI: without its one-second wait
+# before killing the other ranks of a crashed job, which would dominate the run).
+set(fast_kill "")
+if(ompi)
+  set(fast_kill --mca odls_base_sigkill_timeout 0)
+endif()
+add_test(NAME mpi_bad_input_${flavor}_isolated
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bad_input.sh ${mpiexec} ${fast_kill} -- $<TARGET_FILE:${t}>)
+list(APPEND names mpi_bad_input_${flavor}_isolated)
+set_tests_properties(${names} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS mpi_coll)
+
