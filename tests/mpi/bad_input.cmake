@@ -21,3 +21,20 @@ add_test(NAME mpi_bad_input_${flavor}_isolated
 list(APPEND names mpi_bad_input_${flavor}_isolated)
 set_tests_properties(${names} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS mpi_coll)
 
+# Every VRED_* knob with malformed values (vred-info), then in an MPI job through this flavor's
+# libvred-mpi (tests/mpi/config_knobs.sh).
+get_property(info_checked GLOBAL PROPERTY vred_config_knobs_info)
+set(mpi_only "")
+if(info_checked)
+  set(mpi_only --mpi-only)
+endif()
+set_property(GLOBAL PROPERTY vred_config_knobs_info 1)
+add_test(NAME mpi_config_knobs_${flavor}
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/config_knobs.sh ${mpi_only} $<TARGET_FILE:vred-info>
+          ${mpiexec} -- $<TARGET_FILE:${t}>)
+set_tests_properties(mpi_config_knobs_${flavor} PROPERTIES TIMEOUT 120)
+
+# VRED_DISABLE=1: no vred shared-memory segment is opened (strace), with a control without it.
+add_test(NAME mpi_disable_untouched_${flavor}
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/disable_untouched.sh ${mpiexec} -- $<TARGET_FILE:${t}>)
+set_tests_properties(mpi_disable_untouched_${flavor} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
