@@ -52,6 +52,8 @@ fail=0
 n=0
 while read -r i rest; do
     n=$((n + 1))
+    # A job that could not even start tells nothing, however alike the two runs are.
+    [[ $rest != "no start"* ]] || { echo "FAIL $i: vred's job did not start: $rest"; fail=$((fail + 1)); continue; }
     other=$(grep -E "^$i " <<<"$mpi" | cut -d' ' -f2-)
     if [ "$rest" = "$other" ]; then echo "ok   $i: $rest"
     else
