@@ -142,6 +142,7 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t bank_bytes, size_t slice_max, co
     s->rank = rank;
     s->size = size;
     s->slice_max = slice_max;
+    s->comm = node;
     layout(s, size, bank_bytes);
     /* Each rank initialises only its own line; the barrier orders that before any reading. */
     __atomic_store_n(&s->ctl[rank].seq, 0, __ATOMIC_RELAXED);
