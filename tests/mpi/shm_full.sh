@@ -1,24 +1,45 @@
 #!/usr/bin/env bash
-# /dev/shm too small for a region: vred must fall back to its point-to-point algorithms with one
-# warning per process that tried, and give the MPI's results. Runs the collectives test (forced
-# shared-memory algorithms included) in a private mount namespace with a 100 KiB /dev/shm (the
-# MPI itself over TCP). Skips (77) where a mount namespace cannot be made (not root, no unshare).
-# usage: shm_full.sh <mpiexec and its options...> -- <coll test binary>
+# /dev/shm unusable: vred must fall back to its point-to-point algorithms with one warning per
+# process that tried, and give the MPI's results. Runs the collectives test (forced
+# shared-memory algorithms included) in a private mount namespace (the MPI itself over TCP),
+# with /dev/shm
+#   full (default)  a 100 KiB tmpfs: the segment's pages cannot be reserved
+#   --readonly      an empty read-only tmpfs: the segment cannot be created
+#   --absent        no /dev/shm at all: a fresh /dev holding only the few devices the MPI opens
+# Skips (77) where a mount namespace cannot be made (not root, no unshare).
+# usage: shm_full.sh [--readonly|--absent] <mpiexec and its options...> -- <coll test binary>
 set -u
+mode=full
+case "$1" in --readonly) mode=readonly; shift ;; --absent) mode=absent; shift ;; esac
 launch=()
 while [ "$1" != "--" ]; do launch+=("$1"); shift; done
 shift
 exe=$1
-if ! unshare -m true 2>/dev/null; then echo "shm_full: cannot make a mount namespace: skipped"; exit 77; fi
+if ! unshare -m true 2>/dev/null; then echo "shm_$mode: cannot make a mount namespace: skipped"; exit 77; fi
+case $mode in
+  full) setup='mount -t tmpfs -o size=100k tmpfs /dev/shm'
+        why='/dev/shm is full' ;;
+  readonly) setup='mount -t tmpfs -o ro,size=4k tmpfs /dev/shm'
+        why='shm_open failed' ;;
+  # The old /dev stays reachable under a private directory, for bind-mounting single devices.
+  absent) setup='old=$(mktemp -d) && mount --rbind /dev "$old" && mount -t tmpfs -o mode=755 tmpfs /dev &&
+          for d in null zero full random urandom tty; do
+            touch /dev/$d && mount --bind "$old/$d" /dev/$d || exit 1; done &&
+          mkdir /dev/pts && mount --rbind "$old/pts" /dev/pts && umount -l "$old" && rmdir "$old" &&
+          test ! -e /dev/shm'
+        why='shm_open failed' ;;
+esac
 log=$(mktemp)
 export TEST_SHM_UNAVAILABLE=1 VRED_ALLREDUCE_ALG=ma VRED_REDUCE_ALG=dpml
-unshare -m sh -c 'mount -t tmpfs -o size=100k tmpfs /dev/shm && exec "$@"' sh \
+unshare -m --propagation private sh -c "$setup"' && exec "$@"' sh \
   "${launch[@]}" --mca btl tcp,self -np 3 "$exe" --expect-vred --quick >"$log" 2>&1
 rc=$?
-warnings=$(grep -c 'vred: no shared memory (/dev/shm is full); using point-to-point' "$log")
+warnings=$(grep -c "vred: no shared memory ($why" "$log")
+others=$(grep -c 'vred: no shared memory' "$log")
 tail -1 "$log" | grep '^coll:' || tail -5 "$log"
-echo "shm_full: status $rc, $warnings warning line(s) (one per process that tried to create a region)"
+echo "shm_$mode: status $rc, $warnings warning line(s) (one per process that tried to create a region)"
 rm -f "$log"
-[ "$rc" -eq 0 ] && [ "$warnings" -ge 1 ] && [ "$warnings" -le 3 ] && echo "shm_full: ok" && exit 0
-echo "shm_full: FAILED"
+[ "$rc" -eq 0 ] && [ "$warnings" -ge 1 ] && [ "$warnings" -le 3 ] && [ "$others" -eq "$warnings" ] &&
+  echo "shm_$mode: ok" && exit 0
+echo "shm_$mode: FAILED"
 exit 1
