@@ -31,4 +31,36 @@ if(ompi)
   list(APPEND faults_names mpi_faults_${flavor}_shm_absent)
 endif()
 
+# Threads. MPI_THREAD_MULTIPLE: several threads per rank, each on its own communicator (and
+# communicators made and freed while the others run), mixed collectives checked exactly.
+set(t test_mpi_threads_multi_${flavor})
+add_executable(${t} threads_multi.c soak_mix.c)
+target_link_libraries(${t} PRIVATE vred_mpi_${flavor} vred_mpi_deps_${flavor} Threads::Threads)
+target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
+if(ompi)
+  set(faults_iters 1000)
+else()
+  set(faults_iters 300)
+endif()
+add_test(NAME mpi_faults_${flavor}_threads_multi
+  COMMAND ${mpiexec} -np 3 $<TARGET_FILE:${t}> --threads 4 --iters ${faults_iters})
+list(APPEND faults_names mpi_faults_${flavor}_threads_multi)
+
+# MPI_THREAD_FUNNELED with the pool on (VRED_THREADS=2, slices large enough for it): no MPI call
+# of vred's from any other thread than the caller's, seen through PMPI_ wrappers.
+set(t test_mpi_threads_funneled_${flavor})
+add_executable(${t} threads_funneled.c)
+target_link_libraries(${t} PRIVATE vred_mpi_${flavor} vred_mpi_deps_${flavor} ${CMAKE_DL_LIBS})
+target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
+# Its PMPI_ wrappers must be in the dynamic symbol table for libvred-mpi.so to bind to them.
+set_target_properties(${t} PROPERTIES ENABLE_EXPORTS ON)
+add_test(NAME mpi_faults_${flavor}_threads_funneled COMMAND ${mpiexec} -np 2 $<TARGET_FILE:${t}>)
+set_tests_properties(mpi_faults_${flavor}_threads_funneled PROPERTIES
+  ENVIRONMENT "VRED_THREADS=2;VRED_SHM_SLICE=67108864")
+# ... and structurally: the pool is libvred.so's, which imports no MPI symbol.
+add_test(NAME mpi_faults_${flavor}_threads_no_mpi
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_no_mpi.sh $<TARGET_FILE:vred>
+          $<TARGET_FILE:vred_mpi_${flavor}>)
+list(APPEND faults_names mpi_faults_${flavor}_threads_funneled mpi_faults_${flavor}_threads_no_mpi)
+
 set_tests_properties(${faults_names} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS mpi_faults)
