@@ -63,4 +63,11 @@ add_test(NAME mpi_faults_${flavor}_threads_no_mpi
           $<TARGET_FILE:vred_mpi_${flavor}>)
 list(APPEND faults_names mpi_faults_${flavor}_threads_funneled mpi_faults_${flavor}_threads_no_mpi)
 
+# The region's security from outside the job: imports, strace of the segments, unprivileged run.
+add_test(NAME mpi_faults_${flavor}_security
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/security.sh ${mpiexec} --
+          $<TARGET_FILE:test_mpi_shm_safety_${flavor}> $<TARGET_FILE:test_mpi_coll_${flavor}>
+          $<TARGET_FILE:vred_mpi_${flavor}> $<TARGET_FILE:vred>)
+list(APPEND faults_names mpi_faults_${flavor}_security)
+
 set_tests_properties(${faults_names} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS mpi_faults)
