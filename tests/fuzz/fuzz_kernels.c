@@ -6,7 +6,9 @@
  * Input: 8 header bytes, then the element bytes (cycled if shorter than the case needs, so a
  * small input can still reach the vector main loops):
  *   [0] op  [1] type  [2] ISA variant  [3] form (low 3 bits) and n-ary source count (next 3)
- *   [4..5] element count (little endian, mod MAX_N+1)  [6] offsets of a/out  [7] offset of b
+ *   [4..5] element count (little endian, mod MAX_N+1)  [6], [7] low 6 bits: byte offsets of the
+ *   even- and odd-numbered sources (plus one byte per source pair)  [6], [7] top 2 bits: the
+ *   separate output's offset (17 * [6]'s + [7]'s)
  * Forms: 2-buffer, 3-buffer into a separate buffer, 3-buffer aliased to a, aliased to b, n-ary
  * (1..6 sources), n-ary aliased to its first source, reduce-all.
  *
