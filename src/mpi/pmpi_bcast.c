@@ -9,13 +9,15 @@ static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     int packed;
     if (count < 0 || buffer == MPI_IN_PLACE) return 0;
     if (!vred_front_begin_bytes(&a, comm, datatype, &tbytes, &packed)) return 0;
-    /* An invalid root is the MPI's to report. */
-    if (root < 0 || root >= a.size) return 0;
+    /* An invalid root is the MPI's to report, but it goes into the agreement (as -1) like any
+     * root: when only some ranks name one, every rank then gets MPI_ERR_ROOT, where passing
+     * the call on at those ranks alone would leave the others waiting in the agreement. */
+    int root_ok = root >= 0 && root < a.size;
     a.sbuf = a.rbuf = buffer; /* the root sends from it, the others receive into it */
     a.count = (size_t)count * tbytes; /* bytes: the same on every rank */
-    a.root = root;
-    return vred_front_run_agreed(VRED_COLL_BCAST, &a, packed && (count == 0 || buffer), rc,
-                                 comm);
+    a.root = root_ok ? root : -1;
+    return vred_front_run_agreed(VRED_COLL_BCAST, &a,
+                                 root_ok && packed && (count == 0 || buffer), rc, comm);
 }
 
 VRED_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
