@@ -67,14 +67,18 @@ done <<<"$vred"
 # Mismatched roots in MPI_Bcast served by vred (forced "pipe", small and large): MPI_ERR_ROOT on
 # every rank, in time. (Neither MPI checks it: they hang or leave ranks with different data;
 # MPI_Reduce's roots are not checked by vred either. docs/reliability.md, "Bad input".)
-for count in 4 32768; do
-    out=$(timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" --roots bcast $count vred 2>>"$log" </dev/null)
+# Also with rank 0 naming an invalid root (the size): that rank alone would get the error
+# through the MPI, the others would wait.
+for roots in "4" "32768" "32768 invalid"; do
+    out=$(timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" --roots bcast $roots vred 2>>"$log" </dev/null)
     rc=$?
     got=$(grep -c "MPI_ERR_ROOT" <<<"$out")
     n=$((n + 1))
-    if [ $rc = 0 ] && [ "$got" = $np ]; then echo "ok   MPI_Bcast, $count ints, mismatched roots: MPI_ERR_ROOT on every rank"
+    what="MPI_Bcast, ${roots%% *} ints, mismatched roots"
+    [[ $roots != *invalid ]] || what="$what (rank 0's out of range)"
+    if [ $rc = 0 ] && [ "$got" = $np ]; then echo "ok   $what: MPI_ERR_ROOT on every rank"
     else
-        echo "FAIL MPI_Bcast, $count ints, mismatched roots: exit status $rc, $got ranks with MPI_ERR_ROOT:"
+        echo "FAIL $what: exit status $rc, $got ranks with MPI_ERR_ROOT:"
         echo "$out"
         fail=$((fail + 1))
     fi
