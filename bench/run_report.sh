@@ -7,6 +7,7 @@
 #   --only LIST   a subset of: local counters lammps train copy reduce scalar (default all), run in
 #                 the order given
 #   --quick       smaller sizes / fewer rounds everywhere (a smoke test of the pipeline: ~8 min)
+#   --lite        between the two: fewer sizes and rounds, the same experiments (for a busy machine)
 #   --no-report   measure only; bench/report.py regenerates bench/REPORT.md later
 # Results: bench/results/report/<experiment>/ (not versioned): every experiment's raw output,
 # CSV, the exact commands (commands.txt) and the machine's load before and after (load.txt);
@@ -32,13 +33,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
 out=$root/bench/results/report
-only=all quick=0 report=1
+only=all quick=0 lite=0 report=1
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
     --out) out=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --quick) quick=1; shift ;;
+    --lite) lite=1; shift ;;
     --no-report) report=0; shift ;;
     -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "run_report.sh: unknown argument $1" >&2; exit 2 ;;
@@ -78,6 +80,7 @@ load() { # the machine's other load, for the report
   echo "mpich: $(mpirun.mpich --version 2>/dev/null | sed -n 's/^ *Version: *//p' | head -1)"
   echo "compiler: $(cc --version | head -1)"
   echo "quick: $quick"
+  echo "lite: $lite"
   echo "load at start:"; load
   echo
   "$B/vred-info"
@@ -97,7 +100,10 @@ begin() {
   rm -rf "${out:?}/$1"
   mkdir -p "$out/$1"
   : >"$out/$1/commands.txt"
-  { echo "start:"; load; } >"$out/$1/load.txt"
+  mode=full
+  [ $lite = 1 ] && mode=lite
+  [ $quick = 1 ] && mode=quick
+  { echo "mode: $mode"; echo "start:"; load; } >"$out/$1/load.txt"
   t_begin=$(date +%s)
 }
 end() {
@@ -112,6 +118,7 @@ x_local() {
   o=$out/local
   # cold (the paper flushed the caches) at every ISA; warm at the best one only
   if [ $quick = 1 ]; then sw=(--sizes 1K,64K,1M,16M,128M --budget 0.05)
+  elif [ $lite = 1 ]; then sw=(--sizes 1K,16K,256K,4M,64M,128M --budget 0.05)
   else sw=(--sizes 1K,4K,16K,64K,256K,1M,4M,16M,64M,128M --budget 0.08); fi
   for bl in openmpi-noavx openmpi-avx; do
     mca=()
@@ -145,6 +152,7 @@ x_lammps() {
   begin lammps "LAMMPS chute + LJ melt on 2 ranks (first paper fig 12)"
   q=()
   [ $quick = 1 ] && q=(--quick)
+  [ $lite = 1 ] && q=(--reps 2)
   run lammps "$root/bench/run_lammps.sh" --build "$B" --out "$out/lammps" "${q[@]}" >"$out/lammps/run.txt" 2>&1 ||
     failed+=(lammps)
   end lammps
@@ -156,6 +164,7 @@ x_train() {
   o=$out/train
   q=()
   [ $quick = 1 ] && q=(--steps 6)
+  [ $lite = 1 ] && q=(--steps 10)
   nts=(--steps 10)
   [ $quick = 1 ] && nts=(--steps 6)
   run train "$root/bench/run_train.sh" --build "$B" --both --out "$o" "${q[@]}" >"$o/run.txt" 2>&1 || failed+=(train)
@@ -174,7 +183,9 @@ x_train() {
 x_copy() {
   begin copy "non-temporal vs ordinary slice copies; the adaptive switch W > C (second paper table 4)"
   o=$out/copy
-  if [ $quick = 1 ]; then cb=(--bytes 512M --reps 3); sz=(--sizes 1M,16M,64M,256M); else cb=(--bytes 2G --reps 5); sz=(); fi
+  if [ $quick = 1 ]; then cb=(--bytes 512M --reps 3); sz=(--sizes 1M,16M,64M,256M)
+  elif [ $lite = 1 ]; then cb=(--bytes 1G --reps 3); sz=(--sizes 1M,4M,16M,64M,256M)
+  else cb=(--bytes 2G --reps 5); sz=(); fi
   run copy "$B/vred-kbench" copy "${cb[@]}" --slices 64K,256K,512K,1M,2M,4M --csv "$o/copy.csv" >"$o/copy.txt" ||
     failed+=(copy)
   run copy "$root/bench/run_shm.sh" --build "$B" --only nt --validate --out "$o" "${sz[@]}" >"$o/shm-nt.txt" 2>"$o/shm-nt.err" ||
@@ -189,6 +200,7 @@ x_reduce() {
   o=$out/reduce
   tcp=("${ompi[@]}" --mca btl tcp,self -x VRED_NODE_SIZE=1)
   if [ $quick = 1 ]; then sw=(--sizes 4K,1M,64M --budget 0.3); big=(--sizes 64M); sp="0 0.5 0.9 0.99"
+  elif [ $lite = 1 ]; then sw=(--sizes 4K,64K,1M,16M,64M --budget 0.3); big=(--sizes 64M); sp="0 0.35 0.5 0.65 0.9 0.99"
   else sw=(--min 4K --max 256M --step 4 --budget 0.4); big=(--sizes 16M,256M); sp="0 0.2 0.35 0.5 0.65 0.8 0.9 0.97 0.99"; fi
   # (a) every algorithm against the MPI's own, 4 KiB .. 256 MiB (fig 8: the best algorithm per size)
   run reduce "${tcp[@]}" -np 2 "$B/openmpi/vred-bench" coll --label openmpi-tcp --coll reduce \
@@ -214,7 +226,9 @@ x_reduce() {
 x_scalar() {
   begin scalar "array to one value, strong and weak scaling (fourth paper figs 1-3)"
   o=$out/scalar
-  if [ $quick = 1 ]; then sz=(--total 2^26 --per-rank 2^23 --reps 3); else sz=(--total 2^29 --per-rank 2^25 --reps 5); fi
+  if [ $quick = 1 ]; then sz=(--total 2^26 --per-rank 2^23 --reps 3)
+  elif [ $lite = 1 ]; then sz=(--total 2^29 --per-rank 2^25 --reps 3)
+  else sz=(--total 2^29 --per-rank 2^25 --reps 5); fi
   for np in 1 2 4; do
     ov=()
     [ "$np" -gt "$(nproc)" ] && ov=(--oversubscribe)
