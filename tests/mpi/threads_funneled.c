@@ -4,11 +4,12 @@
  * so that the movement-avoiding allreduce folds 16 MiB parts, large enough for the pool.
  *
  * This executable defines the point-to-point and communicator PMPI_ functions vred calls
- * directly: the dynamic linker binds libvred-mpi.so's references to these definitions first,
- * each records whether it runs on the main thread, then calls the MPI's (dlsym RTLD_NEXT). The
- * test fails if any call came from another thread, if none came from the main thread (the
- * wrappers were not reached: the check could not have failed), or if the pool never started
- * (no new thread in /proc/self/task after the large reductions).
+ * directly (and Iprobe, with which a shared-memory wait drives the MPI's progress): the dynamic
+ * linker binds libvred-mpi.so's references to these definitions first, each records whether it
+ * runs on the main thread, then calls the MPI's (dlsym RTLD_NEXT). The test fails if any call
+ * came from another thread, if none came from the main thread (the wrappers were not reached:
+ * the check could not have failed), or if the pool never started (no new thread in
+ * /proc/self/task after the large reductions).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -47,6 +48,7 @@ WRAP(PMPI_Send, (const void *b, int n, MPI_Datatype t, int d, int g, MPI_Comm c)
      (b, n, t, d, g, c))
 WRAP(PMPI_Recv, (void *b, int n, MPI_Datatype t, int s, int g, MPI_Comm c, MPI_Status *st),
      (b, n, t, s, g, c, st))
+WRAP(PMPI_Iprobe, (int s, int g, MPI_Comm c, int *f, MPI_Status *st), (s, g, c, f, st))
 WRAP(PMPI_Waitall, (int n, MPI_Request *r, MPI_Status *st), (n, r, st))
 WRAP(PMPI_Waitany, (int n, MPI_Request *r, int *i, MPI_Status *st), (n, r, i, st))
 WRAP(PMPI_Barrier, (MPI_Comm c), (c))
