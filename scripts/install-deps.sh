@@ -17,6 +17,9 @@ done
 if [ "$what" != build ]; then
   # the cross compiler only recommends its C library; the cross build needs its headers and crt
   for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind clang; do want "$p"; done
+  # the hardening tests: strace (segments' open flags and modes; VRED_DISABLE opens none), gdb
+  # (VRED_DISABLE runs no kernel), util-linux (unshare, setpriv), binutils (nm, objdump, readelf)
+  for p in strace gdb util-linux binutils; do want "$p"; done
 fi
 
 sudo=""
