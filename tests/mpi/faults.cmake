@@ -8,7 +8,7 @@ set(faults_names "")
 # (soak_mixed --soak-mixed 1000000, by hand) took 17 min on Open MPI, 3 ranks, on the busy 2-core
 # VM; ctest runs 50,000 (~30 s idle). MPICH busy-polls, so oversubscribed it is slow: 2 ranks.
 set(t test_mpi_soak_mixed_${flavor})
-add_executable(${t} soak_mixed.c soak_mix.c)
+add_executable(${t} soak_mixed.c soak_mix.c proc_usage.c)
 target_link_libraries(${t} PRIVATE vred_mpi_${flavor} vred_mpi_deps_${flavor} Threads::Threads)
 target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
 if(ompi)

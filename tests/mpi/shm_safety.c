@@ -13,7 +13,6 @@
  * Exits 1 on a failed check (rank 0 prints the summary).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,6 +22,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "proc_usage.h"
 
 extern int vred_mpi_force(const char *collective, const char *algorithm) __attribute__((weak));
 extern const char *vred_mpi_last_alg(void) __attribute__((weak));
@@ -52,37 +52,6 @@ static int vred_mappings(int *deleted, char *range, size_t range_len)
     return n;
 }
 
-static long count_lines(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    long n = 0;
-    int ch;
-    while (f && (ch = fgetc(f)) != EOF) n += ch == '\n';
-    if (f) fclose(f);
-    return n;
-}
-
-static long open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    long n = 0;
-    while (d && readdir(d)) n++;
-    if (d) closedir(d);
-    return n;
-}
-
-static long rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) kib = atol(line + 6);
-    if (f) fclose(f);
-    return kib;
-}
-
-/* An allreduce on c whose result every rank checks: out[i] = csize * i + sum of world ranks. */
 static void allreduce_check(MPI_Comm c, int n)
 {
     int csize;
@@ -134,16 +103,16 @@ static void soak(long iters)
     long rss0 = 0, maps0 = 0, fds0 = 0;
     int v = rank + 1, out;
     for (long i = 0; i < iters; i++) {
-        if (i == 1000) rss0 = rss_kib(), maps0 = count_lines("/proc/self/maps"), fds0 = open_fds();
+        if (i == 1000) rss0 = usage_rss_kib(), maps0 = usage_maps(), fds0 = usage_fds();
         MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         if (out != size * (size + 1) / 2) {
             fail("small allreduce result wrong");
             break;
         }
     }
-    long drss = rss_kib() - rss0;
-    if (count_lines("/proc/self/maps") != maps0) fail("mappings grew during the soak");
-    if (open_fds() != fds0) fail("open files grew during the soak");
+    long drss = usage_rss_kib() - rss0;
+    if (usage_maps() != maps0) fail("mappings grew during the soak");
+    if (usage_fds() != fds0) fail("open files grew during the soak");
     if (drss > 1024) fail("resident memory grew by more than 1 MiB during the soak");
     if (rank == 0) printf("soak: %ld allreduces, rss %+ld KiB\n", iters, drss);
 }
@@ -152,7 +121,7 @@ static void cycles(long n)
 {
     long rss0 = 0, maps0 = 0, fds0 = 0;
     for (long i = 0; i < n; i++) {
-        if (i == 20) rss0 = rss_kib(), maps0 = count_lines("/proc/self/maps"), fds0 = open_fds();
+        if (i == 20) rss0 = usage_rss_kib(), maps0 = usage_maps(), fds0 = usage_fds();
         MPI_Comm c;
         MPI_Comm_dup(MPI_COMM_WORLD, &c);
         if (vred_mpi_force) vred_mpi_force("allreduce", i % 2 ? "ma" : "dpml");
@@ -160,11 +129,11 @@ static void cycles(long n)
         MPI_Comm_free(&c);
     }
     if (vred_mpi_force) vred_mpi_force("allreduce", "auto");
-    long drss = rss_kib() - rss0;
+    long drss = usage_rss_kib() - rss0;
     int deleted;
     if (vred_mappings(&deleted, NULL, 0) != 0) fail("a freed communicator's segment is still mapped");
-    if (count_lines("/proc/self/maps") > maps0) fail("mappings grew over the cycles");
-    if (open_fds() > fds0) fail("open files grew over the cycles");
+    if (usage_maps() > maps0) fail("mappings grew over the cycles");
+    if (usage_fds() > fds0) fail("open files grew over the cycles");
     if (drss > 2048) fail("resident memory grew by more than 2 MiB over the cycles");
     if (rank == 0) printf("cycles: %ld communicators, rss %+ld KiB\n", n, drss);
 }

@@ -1,6 +1,4 @@
 /* Mixed collectives, generated alike on every rank and checked exactly (soak_mix.h). */
-#include <dirent.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,40 +278,4 @@ void mix_print_algs(const mix_state *m, const char *prefix)
             if (m->by_alg[c][g]) printf(" %s=%ld", g == 0 ? "?" : alg_names[g], m->by_alg[c][g]);
         printf("\n");
     }
-}
-
-long mix_rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmRSS:", 6)) kib = atol(line + 6);
-    if (f) fclose(f);
-    return kib;
-}
-
-long mix_heap_kib(void)
-{
-    struct mallinfo2 mi = mallinfo2(); /* every arena: live bytes, not the pages they sit on */
-    return (long)((mi.uordblks + mi.hblkhd) >> 10);
-}
-
-long mix_maps(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    long n = 0;
-    int ch;
-    while (f && (ch = fgetc(f)) != EOF) n += ch == '\n';
-    if (f) fclose(f);
-    return n;
-}
-
-long mix_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    long n = 0;
-    while (d && readdir(d)) n++;
-    if (d) closedir(d);
-    return n;
 }

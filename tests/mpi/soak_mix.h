@@ -38,11 +38,4 @@ void mix_warm(mix_state *m);
 /* "collective: alg=n alg=n ..." lines of the algorithms seen. */
 void mix_print_algs(const mix_state *m, const char *prefix);
 
-/* This process: resident KiB, KiB malloc'ed and not freed, lines of /proc/self/maps, open
- * descriptors. */
-long mix_rss_kib(void);
-long mix_heap_kib(void);
-long mix_maps(void);
-long mix_fds(void);
-
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <mpi.h>
+#include "proc_usage.h"
 #include "soak_mix.h"
 
 /* Allowed growth over the second half: the MPI's free lists (requests, fragments) grow to the
@@ -26,7 +27,7 @@ static long rss[CHECKPOINTS + 1], heap[CHECKPOINTS + 1], maps[CHECKPOINTS + 1],
 
 static void sample(int k)
 {
-    rss[k] = mix_rss_kib(), heap[k] = mix_heap_kib(), maps[k] = mix_maps(), fds[k] = mix_fds();
+    rss[k] = usage_rss_kib(), heap[k] = usage_heap_kib(), maps[k] = usage_maps(), fds[k] = usage_fds();
 }
 
 static double now(void)
