@@ -32,6 +32,7 @@
 #include <float.h>
 #include "kernel.h"
 #include "dispatch.h"
+#include "significant.h"
 
 enum { MAX_N = 1100, MAX_SRC = 6, HEADER = 8 };
 
@@ -184,31 +185,6 @@ static void tame_nans(vred_op op, vred_type t, int form, unsigned char *const *s
                     if (is_nan(src[j] + i * size + off[f], kind[f]))
                         set_default_nan(src[j] + i * size + off[f], kind[f]);
         }
-}
-
-/* Bytes of an element that carry meaning (padding of pair types and of x87 long double). */
-static void significant(vred_type t, unsigned char *mask)
-{
-    size_t size = vred_type_size(t);
-    memset(mask, 1, size);
-#define FIELDS(T)                                                                              \
-    do {                                                                                       \
-        memset(mask, 0, size);                                                                 \
-        memset(mask + offsetof(T, v), 1, sizeof(((T *)0)->v));                                 \
-        memset(mask + offsetof(T, i), 1, sizeof(((T *)0)->i));                                 \
-    } while (0)
-    switch (t) {
-    case VRED_DOUBLE_INT: FIELDS(vred_double_int); break;
-    case VRED_LONG_INT: FIELDS(vred_long_int); break;
-    case VRED_SHORT_INT: FIELDS(vred_short_int); break;
-    case VRED_LONG_DOUBLE_INT: FIELDS(vred_ldbl_int); break;
-    default: break;
-    }
-#undef FIELDS
-#if LDBL_MANT_DIG == 64
-    if (t == VRED_LONG_DOUBLE || t == VRED_LONG_DOUBLE_INT) memset(mask + 10, 0, 6);
-    if (t == VRED_C_LONG_DOUBLE_COMPLEX) { memset(mask + 10, 0, 6); memset(mask + 26, 0, 6); }
-#endif
 }
 
 /* ---- one run of one form ---------------------------------------------------------------- */

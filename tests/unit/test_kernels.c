@@ -16,6 +16,7 @@
 #include <math.h>
 #include "kernel.h"
 #include "dispatch.h"
+#include "significant.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -123,31 +124,6 @@ static void gen_elem(vred_type t, unsigned char *p)
         memcpy(p, &v, size);
         break;
     }
-}
-
-/* Bytes of an element that carry meaning (padding of pair types and x87 long double excluded). */
-static void significant(vred_type t, unsigned char *mask)
-{
-    size_t size = vred_type_size(t);
-    memset(mask, 1, size);
-#define FIELDS(T)                                                                              \
-    do {                                                                                       \
-        memset(mask, 0, size);                                                                 \
-        memset(mask + offsetof(T, v), 1, sizeof(((T *)0)->v));                                 \
-        memset(mask + offsetof(T, i), 1, sizeof(((T *)0)->i));                                 \
-    } while (0)
-    switch (t) {
-    case VRED_DOUBLE_INT: FIELDS(vred_double_int); break;
-    case VRED_LONG_INT: FIELDS(vred_long_int); break;
-    case VRED_SHORT_INT: FIELDS(vred_short_int); break;
-    case VRED_LONG_DOUBLE_INT: FIELDS(vred_ldbl_int); break;
-    default: break;
-    }
-#if LDBL_MANT_DIG == 64
-    /* x87 extended: 10 meaningful bytes */
-    if (t == VRED_LONG_DOUBLE || t == VRED_LONG_DOUBLE_INT) memset(mask + 10, 0, 6);
-    if (t == VRED_C_LONG_DOUBLE_COMPLEX) { memset(mask + 10, 0, 6); memset(mask + 26, 0, 6); }
-#endif
 }
 
 /* ---- test bookkeeping --------------------------------------------------------------------- */
