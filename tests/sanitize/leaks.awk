@@ -13,7 +13,9 @@ function flush(   i, verdict, f) {
   for (i = 1; i <= nf; i++) {
     f = frame[i]
     if (f ~ /libsanitizer|asan_|lsan_|ubsan_/) continue
-    if (index(f, src "/") > 0) { verdict = "vred"; break }
+    # " DIR/..." is a source location; "(DIR/build/...so+0x...)" is only a module, and a build
+    # directory inside the source tree must not make an unloaded component's frame vred's
+    if (index(f, " " src "/") > 0) { verdict = "vred"; break }
     if (f ~ /libc\.so|ld-linux|libstdc\+\+|libgcc_s/) continue
     # glibc's own frames, symbolized with its relative source paths (libio/vasprintf.c, ...)
     if (f ~ / in [^ ]+ (\.\.\/)*[a-z_]+\/[^ ]+\.[ch]:[0-9]+/ && index(f, " /") == 0) continue
