@@ -168,10 +168,12 @@ static int run(vred_ma *ma)
     ma->chunks = (maxb + ma->I - 1) / ma->I;
     ma->shifted = ma->kind == VRED_MA_REDUCE_SCATTER && a->sbuf == a->rbuf && ma->disp[ma->r];
     /* Working set (paper sec. 4.3.1): the p send buffers, the receive buffers (p whole copies
-     * for allreduce, one message's worth otherwise) and the shared slices. */
+     * for allreduce, one message's worth otherwise) and the shared slices. In place, the
+     * receive buffers are the send buffers: counting them twice would stream the copy-out of
+     * a buffer the caller reads next (a training loop's fusion buffer) while it still fits. */
     size_t s = ma->disp[ma->p] * ma->es, pp = (size_t)ma->p;
-    size_t w = s * pp + (ma->kind == VRED_MA_ALLREDUCE ? s * pp : s) +
-               (size_t)ma->m * pp * ma->I * ma->es;
+    size_t recv = a->sbuf == a->rbuf ? 0 : ma->kind == VRED_MA_ALLREDUCE ? s * pp : s;
+    size_t w = s * pp + recv + (size_t)ma->m * pp * ma->I * ma->es;
     ma->nt = vred_copy_use_nt(1, w);
     for (ma->c = 0; ma->c < ma->chunks; ma->c++) round_run(ma);
     /* Streamed stores went to this rank's private rbuf only; fence once so the caller may hand
