@@ -500,8 +500,8 @@ def exp_train(R):
         + (f"**met in every row** ({min(float(r['speedup']) for r in ar):.2f}-{max(float(r['speedup']) for r in ar):.2f}x)"
            if ar and not below else
            f"**not met for {below_txt}**; met for {len(ar) - len(below)} of {len(ar)}" if ar else "no Open MPI rows.")
-        + load_caveat(R, "train") + ". On an idle machine (docs/training.md, 2026-11-22 14:47 UTC): 2.03-2.18x "
-        "except VGG-16 with 128 MiB buffers, 1.71-1.81x.\n")
+        + load_caveat(R, "train") + ". Before commit c3828be (the in-place working set, below), on an idle "
+        "machine (docs/training.md, 2026-11-22 14:47 UTC): 2.03-2.18x except VGG-16 with 128 MiB buffers, 1.71-1.81x.\n")
     # VGG-16 under forced copy modes
     nt = {m: rows(os.path.join(d, f"train-openmpi-nt{m}.csv")) for m in ("auto", "off", "on")}
     if any(nt.values()):
@@ -517,21 +517,19 @@ def exp_train(R):
             "MPI / vred; the three runs are minutes apart on a shared machine, whose load changed between them: read "
             "each cell's ratio, and docs/training.md for a repeat):\n")
         R.w(table(["case", "VRED_NT=auto (default)", "VRED_NT=off", "VRED_NT=on"], body))
-        R.w("\nWhy VGG-16 at 128 MiB is the slow case: a full 128 MiB in-place allreduce on 2 ranks has a working "
-            "set W = 2s + 2s + the slices, just over 512 MiB, above C = 484 MiB (the last-level cache hwloc reports "
-            "in this VM: the host's 480 MiB L3, not a cache this guest owns), so the adaptive rule streams the "
-            "copy-out to the user's buffer (non-temporal stores); at 64 MiB W is just over 256 MiB < C and it does not; "
-            "ResNet-50's 97.5 MiB buffer stays below too. The table above shows what each mode does to that case "
-            "in this run. What I would change in `src/` (not mine to edit): (1) an in-place allreduce's "
-            "destination is the buffer the application reads next (Horovod copies the fusion buffer out right "
-            "after), so its copy-out should count as temporal, as the paper's own rule (sec. 4.3) says for data "
-            "\"used soon\"; (2) C should be the cache this process can actually use (L2 per core + the guest's "
-            "share of L3, or a measured value via VRED_TUNE_FILE), not hwloc's host-wide L3 figure; (3) let "
-            "`vred-bench tune` measure the off/on crossover and write it as `nt_min_bytes`.\n")
+        R.w("\nWhy VGG-16 at 128 MiB was the slow case: the adaptive rule streams the copy-out to the user's buffer "
+            "(non-temporal stores) when the collective's working set W exceeds C = 484 MiB (the last-level cache "
+            "hwloc reports in this VM: the host's 480 MiB L3, not a cache this guest owns). For an in-place "
+            "allreduce W counted the send and receive buffers twice (2sp + 2sp: just over 512 MiB at 128 MiB), so "
+            "the buffer the application reads next (Horovod copies the fusion buffer out right after) was streamed "
+            "past the cache. In place they are one buffer: since commit c3828be W = sp + the slices (256 MiB here), "
+            "the copy-out uses ordinary stores, and `auto` equals `off` in this case (the table; the two columns "
+            "differ only by run-to-run noise). Left open: C is still hwloc's host-wide figure; the cache this "
+            "process can use, or a crossover measured by `vred-bench tune`, would be better.\n")
     R.summary.append(("4 training allreduce (fig 13; YHCCL fig 18)", "5.45-12.38% (training); 1.94x / 1.80x",
                       (f"vs Open MPI {min(float(r['speedup']) for r in ar):.2f}-{max(float(r['speedup']) for r in ar):.2f}x (allreduce), "
                        if ar else "") +
-                      (f"(start load {R.loads.get('train'):.1f}: noisy; VGG-16 128 MiB 2.1-2.3x with VRED_NT=off), "
+                      (f"(start load {R.loads.get('train'):.1f}: noisy), "
                        if (R.loads.get("train") or 0) > 2.5 else "") +
                       (f"vs MPICH {min(float(r['speedup']) for r in mp if r['part'] == 'allreduce'):.2f}-"
                        f"{max(float(r['speedup']) for r in mp if r['part'] == 'allreduce'):.2f}x" if mp else ""),
