@@ -3,8 +3,14 @@
  * the MPI library's own (PMPI_X) against each of vred's algorithms (MPI_X after vred_mpi_force;
  * with --nt, each algorithm under each copy mode of vred_mpi_nt, a column each), OSU style:
  *
- *   - a barrier (PMPI_Barrier) before every timed call; a call's time is its duration on the
- *     slowest rank (each rank's mean over a batch of calls, then PMPI_Allreduce MAX);
+ *   - by default calls back to back, the way applications and IMB/OSU call: per timed batch one
+ *     barrier (PMPI_Barrier), then its k calls with nothing between them; a call's time is the
+ *     batch's time / k on the slowest rank (PMPI_Allreduce MAX over the ranks). --sync barrier:
+ *     a barrier before every call instead, each call timed alone (the mean over the batch, MAX
+ *     over the ranks);
+ *   - buffers from plain malloc by default (glibc: 16 mod 64 for large blocks); --align A and
+ *     --offset N[/R] place them otherwise (bench_common.h); the header and every CSV row say
+ *     which mode (columns sync, buffers) and the CPU (column cpu);
  *   - the implementations alternate in rounds (round k: MPI, alg1, alg2, ..., the next round
  *     rotated and reversed), so none always follows the same one; a batch's length is adapted to
  *     the size so that one (collective, size) takes about --budget seconds; the table gives the
@@ -122,16 +128,24 @@ static void unforce(const bc_run *r)
     if (any_nt && vred_mpi_nt) vred_mpi_nt("env"); /* back to VRED_NT for whatever runs next */
 }
 
-/* Mean seconds per call over k calls, a barrier before each (this rank's view). */
+/* Mean seconds per call over k calls (this rank's view): back to back after one barrier, or with
+ * r->barrier_each a barrier before each call, each timed alone. */
 static double batch(bc_run *r, int impl, int k)
 {
     force(r, impl);
     double sum = 0;
-    for (int j = 0; j < k; j++) {
+    if (r->barrier_each)
+        for (int j = 0; j < k; j++) {
+            PMPI_Barrier(r->comm);
+            double t0 = bc_now();
+            do_call(r, impl > 0);
+            sum += bc_now() - t0;
+        }
+    else {
         PMPI_Barrier(r->comm);
         double t0 = bc_now();
-        do_call(r, impl > 0);
-        sum += bc_now() - t0;
+        for (int j = 0; j < k; j++) do_call(r, impl > 0);
+        sum = bc_now() - t0;
     }
     if (impl > 0 && vred_mpi_last_alg) snprintf(r->served[impl], sizeof r->served[impl], "%s", vred_mpi_last_alg());
     else snprintf(r->served[impl], sizeof r->served[impl], "mpi");
@@ -154,7 +168,7 @@ int bc_measure(bc_run *r)
     loc[n] = (bc_now() - t0) / 5;
     PMPI_Allreduce(loc, glob, n + 1, MPI_DOUBLE, MPI_MAX, r->comm);
     double tcal = bc_now(), round_cost = 0;
-    for (int i = 0; i < n; i++) round_cost += glob[i] + glob[n];
+    for (int i = 0; i < n; i++) round_cost += glob[i] + (r->barrier_each ? glob[n] : 0);
     if (round_cost < 1e-7) round_cost = 1e-7;
     int rounds = r->reps > 0 ? r->reps : 15;
     double k = r->budget / (rounds * round_cost);
@@ -347,6 +361,14 @@ static void coll_usage(FILE *f)
         "  --validate        compare every vred column's result with the MPI's bit for bit\n"
         "  --csv FILE        one row per (collective, size, implementation)\n"
         "  --label NAME      transport label in the output (default: flavor, +tcp / +nodesize)\n"
+        "Mode (printed in every table header, columns sync and buffers of the CSV):\n"
+        "  default           calls back to back: per timed batch one barrier, then its calls with none\n"
+        "                    between them (as IMB and OSU); time = batch time / calls, slowest rank;\n"
+        "                    buffers from plain malloc (glibc: 16 mod 64 for large blocks)\n"
+        "  --sync barrier    a barrier before every call instead (--sync back-to-back: the default)\n"
+        "  --align A         buffers aligned to A bytes (power of two, 8..4096), e.g. --align 64\n"
+        "  --offset N        send and receive buffers N bytes past a 4096-aligned address\n"
+        "  --offset S/R      send S, receive R bytes past one (e.g. 0/16)\n"
         "Size: bytes of the whole vector per rank; reduce_scatter_block: the whole input vector\n"
         "(recvcount = size/esize/p); allgather: the whole result vector (each rank sends size/p).\n"
         "DAV(us): the YHCCL data-access volume of the call on one node / the node's memcpy rate;\n"
@@ -377,13 +399,19 @@ int cmd_coll(int argc, char **argv)
     size_t minb = 4096, maxb = (size_t)64 << 20, sizes[64];
     int nsizes = 0, step = 4, reps = 15, validate = 0, dense_rank = -1;
     double budget = 0.5, sparsity = 0;
+    bench_mode mode = {0};
     int rank, p;
     MPI_Comm comm = MPI_COMM_WORLD;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--coll") && v) coll_spec = v, i++;
+        int m = bench_mode_arg(&mode, a, v, !rank);
+        if (m < 0) {
+            if (!rank) coll_usage(stderr);
+            return 2;
+        } else if (m > 0) i++;
+        else if (!strcmp(a, "--coll") && v) coll_spec = v, i++;
         else if (!strcmp(a, "--algs") && v) alg_spec = v, i++;
         else if (!strcmp(a, "--nt") && v) nt_spec = v, i++;
         else if (!strcmp(a, "--min") && v) minb = bench_parse_bytes(v), i++;
@@ -482,15 +510,27 @@ int cmd_coll(int argc, char **argv)
     for (int i = 0; i < nsizes; i++)
         if (sizes[i] > maxsize) maxsize = sizes[i];
     size_t maxcount = maxsize / esize + 1;
-    void *sbuf = aligned_alloc(64, (maxcount * esize + 63) / 64 * 64);
-    void *rbuf = aligned_alloc(64, (maxcount * esize + 63) / 64 * 64);
-    void *ref = validate ? aligned_alloc(64, (maxcount * esize + 63) / 64 * 64) : NULL;
+    /* In the mode's placement (malloc by default); the validation's reference output like the
+     * receive buffer. */
+    void *sbase = NULL, *rbase = NULL, *refbase = NULL;
+    void *sbuf = bench_buf_alloc(&mode, 0, maxcount * esize, &sbase);
+    void *rbuf = bench_buf_alloc(&mode, 1, maxcount * esize, &rbase);
+    void *ref = validate ? bench_buf_alloc(&mode, 1, maxcount * esize, &refbase) : NULL;
     if (!sbuf || !rbuf || (validate && !ref)) {
         fprintf(stderr, "vred-bench coll: cannot allocate %zu bytes\n", maxcount * esize);
         return 1;
     }
     bc_fill(sbuf, dt, op, maxcount, 1000u + (unsigned)rank, rank == dense_rank ? 0 : sparsity);
     memset(rbuf, 0, maxcount * esize);
+    /* The mode, as every table header prints it and the CSV records it. */
+    char cpu[256], bufname[32], bufdesc[160], modeline[400];
+    bench_cpu_model(cpu, sizeof cpu);
+    bench_buffers_name(&mode, bufname, sizeof bufname);
+    bench_buffers_desc(&mode, sbuf, rbuf, bufdesc, sizeof bufdesc);
+    snprintf(modeline, sizeof modeline, "# mode: sync %s (%s); %s\n", bench_sync_name(&mode),
+             mode.barrier_each ? "a barrier before every call"
+                               : "calls back to back, one barrier per timed batch, as IMB and OSU",
+             bufdesc);
 
     FILE *cf = NULL;
     if (csv && !rank) {
@@ -500,14 +540,17 @@ int cmd_coll(int argc, char **argv)
               * bound_pct = dav_us / this row's median_us * 100 */
             fprintf(cf, "label,mpi_library,ranks,hosts,vred_node_size,collective,type,op,sparsity,size_bytes,"
                         "count,impl,served_by,rounds,calls,median_us,min_us,mpi_over_impl,predicted_us,"
-                        "validation,alg,nt,dav_formula,dav_bytes,memcpy_gbs,dav_us,bound_pct\n");
+                        "validation,alg,nt,dav_formula,dav_bytes,memcpy_gbs,dav_us,bound_pct,sync,buffers,"
+                        "sbuf_mod64,rbuf_mod64,cpu\n");
     }
     if (!rank) {
         printf("# vred-bench coll: %s; %d ranks on %d host(s); VRED_NODE_SIZE=%s; label %s\n", lib, p, nhosts,
                ns ? ns : "(unset)", lab);
-        printf("# %s:%s; sparsity %.3g%s; time = duration of one call on the slowest rank (barrier before "
-               "each), median over rounds; x:ALG = MPI time / ALG time (> 1: vred faster)\n",
-               type, opname, sparsity, dense_rank >= 0 ? " (one rank dense)" : "");
+        printf("# %s:%s; sparsity %.3g%s; time = %s, median over rounds; x:ALG = MPI time / ALG time "
+               "(> 1: vred faster)\n", type, opname, sparsity, dense_rank >= 0 ? " (one rank dense)" : "",
+               mode.barrier_each ? "duration of one call on the slowest rank (a barrier before each)"
+                                 : "a batch of calls back to back / calls, on the slowest rank");
+        printf("# cpu: %s\n", cpu);
         printf("# memcpy rate %.2f GB/s (read+write, all ranks of the node)\n", rate * 1e-9);
         if (dav_ok)
             printf("# DAV(us) = data-access volume per node (YHCCL tables 1-3; s = size, p = %d, one socket group): "
@@ -516,6 +559,7 @@ int cmd_coll(int argc, char **argv)
         else
             printf("# DAV bound: n/a (ranks on %d host(s), VRED_NODE_SIZE=%s: not one shared-memory node)\n", nhosts,
                    ns ? ns : "(unset)");
+        fputs(modeline, stdout);
         if (nnt) printf("# copy modes (vred_mpi_nt): %s; a column ALG/MODE is ALG with that mode\n", nt_spec);
         if (!vred_mpi_force) printf("# libvred-mpi is not linked: only the MPI library is measured\n");
         fflush(stdout);
@@ -531,7 +575,8 @@ int cmd_coll(int argc, char **argv)
             continue;
         }
         bc_run r = {.coll = (bc_coll)c, .comm = comm, .dt = dt, .op = op, .esize = esize, .reps = reps,
-                    .budget = budget, .sbuf = sbuf, .rbuf = rbuf, .nimpl = 1};
+                    .budget = budget, .sbuf = sbuf, .rbuf = rbuf, .nimpl = 1,
+                    .barrier_each = mode.barrier_each};
         /* The columns: each algorithm this collective has (and vred accepts) x each copy mode. */
         char names[BC_MAX_IMPL][72];
         int first_nt[BC_MAX_IMPL] = {0}; /* the algorithm's first column: the model's prediction goes there */
@@ -557,6 +602,7 @@ int cmd_coll(int argc, char **argv)
             printf("\n# %s%s\n", bc_names[c],
                    c == BC_REDUCE ? " (root 0)" : c == BC_RSB ? " (recvcount = size/esize/p)" :
                    c == BC_BCAST ? " (root 0)" : c == BC_ALLGATHER ? " (size = the whole result vector; each rank sends size/p)" : "");
+            fputs(modeline, stdout);
             if (has_dav)
                 printf("# DAV = %s bytes per node (p = %d) / memcpy rate %.2f GB/s; bound%% = DAV(us) / best vred time\n",
                        formula, p, rate * 1e-9);
@@ -654,17 +700,20 @@ int cmd_coll(int argc, char **argv)
                     snprintf(dv, sizeof dv, "%.0f,%.3f,%.3f,%.2f", dav, rate * 1e-9, dav_us,
                              dav_us / (r.med[i] * 1e6) * 100);
                 else snprintf(dv, sizeof dv, ",%.3f,,", rate * 1e-9);
-                fprintf(cf, "%s,%s,%d,%d,%s,%s,%s,%s,%.4g,%zu,%zu,%s,%s,%d,%d,%.3f,%.3f,%.4f,%s,%s,%s,%s,%s,%s\n",
+                fprintf(cf, "%s,%s,%d,%d,%s,%s,%s,%s,%.4g,%zu,%zu,%s,%s,%d,%d,%.3f,%.3f,%.4f,%s,%s,%s,%s,%s,%s,"
+                            "%s,%s,%u,%u,%s\n",
                         lab, lib, p, nhosts, ns ? ns : "", bc_names[c], type, opname, sparsity, bytes, r.count,
                         i ? names[i] : "mpi", r.served[i], r.rounds, r.iters, r.med[i] * 1e6, r.min[i] * 1e6,
                         r.med[0] / r.med[i], pv, !validate || !i ? "" : gbad[i] ? "FAIL" : "ok",
-                        i ? r.alg[i] : "mpi", i && r.nt[i] ? r.nt[i] : "", dav_us >= 0 ? formula : "", dv);
+                        i ? r.alg[i] : "mpi", i && r.nt[i] ? r.nt[i] : "", dav_us >= 0 ? formula : "", dv,
+                        bench_sync_name(&mode), bufname, (unsigned)((uintptr_t)sbuf % 64),
+                        (unsigned)((uintptr_t)rbuf % 64), cpu);
             }
             if (cf) fflush(cf);
         }
     }
     if (cf) fclose(cf);
     if (!rank && validate) printf("# validation: %s\n", total_bad ? "FAILED" : "all results bitwise equal to the MPI's");
-    free(sbuf), free(rbuf), free(ref);
+    free(sbase), free(rbase), free(refbase);
     return total_bad ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 /*
  * vred-bench coll / tune: the reduction collectives, bcast and allgather, vred's algorithms (MPI_X
  * after vred_mpi_force, optionally under a forced copy mode, vred_mpi_nt) against the MPI
- * library's own (PMPI_X), timed OSU style on every rank.
+ * library's own (PMPI_X), timed OSU style on every rank: by default calls back to back (a barrier
+ * per batch of calls), with barrier_each a barrier before every call.
  */
 #ifndef VRED_BENCH_COLL_H
 #define VRED_BENCH_COLL_H
@@ -39,6 +40,8 @@ typedef struct {
     int nimpl;                 /* 1 + number of algorithms */
     const char *alg[BC_MAX_IMPL]; /* alg[0] unused (the MPI) */
     const char *nt[BC_MAX_IMPL];  /* vred_mpi_nt mode for the impl's calls; NULL: leave it alone */
+    int barrier_each;          /* 1: a barrier before every timed call (--sync barrier); 0 (the
+                                  default): one barrier per batch, then its calls back to back */
     int reps;                  /* rounds wanted (fewer for long calls, at least 5) */
     double budget;             /* seconds for the whole measurement (roughly) */
     const void *sbuf;          /* count elements */

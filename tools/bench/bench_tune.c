@@ -15,6 +15,9 @@
  *                 algorithm is at least as fast as the MPI library's own (PMPI_X) on every larger
  *                 size measured; 0 if vred wins everywhere, 2 MiB if it loses even at 1 MiB. A
  *                 loss is measured twice (both must lose): the machines are shared and noisy.
+ *                 Timed as `vred-bench coll` times (bc_measure): by default calls back to back on
+ *                 malloc'd buffers, the way applications call; --sync barrier, --align A and
+ *                 --offset N[/R] as in coll.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -55,20 +58,29 @@ static void tune_usage(FILE *f)
 {
     fprintf(f, "vred-bench tune [--out FILE] [--budget S]   (run on every rank: mpirun -np P vred-bench tune)\n"
                "  --out FILE    the tune file to write (default: print only); use it with VRED_TUNE_FILE=FILE\n"
-               "  --budget S    seconds per (collective, size) of the crossover search (default 0.12)\n");
+               "  --budget S    seconds per (collective, size) of the crossover search (default 0.12)\n"
+               "  --sync barrier | --align A | --offset N[/R]\n"
+               "                the crossover search's mode, as in vred-bench coll (default: calls back to\n"
+               "                back, buffers from malloc)\n");
 }
 
 int cmd_tune(int argc, char **argv)
 {
     const char *out = NULL;
     double budget = 0.12;
+    bench_mode mode = {0};
     int rank, p;
     MPI_Comm comm = MPI_COMM_WORLD;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &p);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--out") && v) out = v, i++;
+        int m = bench_mode_arg(&mode, a, v, !rank);
+        if (m < 0) {
+            if (!rank) tune_usage(stderr);
+            return 2;
+        } else if (m > 0) i++;
+        else if (!strcmp(a, "--out") && v) out = v, i++;
         else if (!strcmp(a, "--budget") && v) budget = atof(v), i++;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             if (!rank) tune_usage(stdout);
@@ -162,12 +174,24 @@ int cmd_tune(int argc, char **argv)
     int nsizes = 0;
     for (size_t s = 64; s <= ((size_t)1 << 20); s *= 2) sizes[nsizes++] = s;
     size_t maxcount = sizes[nsizes - 1] / sizeof(float);
-    float *sbuf = aligned_alloc(64, maxcount * sizeof(float)), *rbuf = aligned_alloc(64, maxcount * sizeof(float));
+    void *sbase = NULL, *rbase = NULL;
+    float *sbuf = bench_buf_alloc(&mode, 0, maxcount * sizeof(float), &sbase),
+          *rbuf = bench_buf_alloc(&mode, 1, maxcount * sizeof(float), &rbase);
+    if (!sbuf || !rbuf) {
+        fprintf(stderr, "vred-bench tune: out of memory\n");
+        return 1;
+    }
+    if (!rank) {
+        char desc[160];
+        bench_buffers_desc(&mode, sbuf, rbuf, desc, sizeof desc);
+        printf("# crossovers: mode: sync %s; %s\n", bench_sync_name(&mode), desc);
+    }
     bc_fill(sbuf, MPI_FLOAT, MPI_SUM, maxcount, 1000u + (unsigned)rank, 0);
     memset(rbuf, 0, maxcount * sizeof(float));
     for (int k = 0; k < 4 && p >= 2 && vred_mpi_force; k++) {
         bc_run r = {.coll = tc[k], .comm = comm, .dt = MPI_FLOAT, .op = MPI_SUM, .esize = sizeof(float),
-                    .reps = 9, .budget = budget, .sbuf = sbuf, .rbuf = rbuf, .nimpl = 1};
+                    .reps = 9, .budget = budget, .sbuf = sbuf, .rbuf = rbuf, .nimpl = 1,
+                    .barrier_each = mode.barrier_each};
         for (int a = 0; a < 4; a++)
             if (vred_mpi_force(bc_vnames[tc[k]], algs[a]) == 0) r.alg[r.nimpl++] = algs[a];
         vred_mpi_force(bc_vnames[tc[k]], "auto");
@@ -211,9 +235,11 @@ int cmd_tune(int argc, char **argv)
             fflush(stdout);
         }
     }
-    free(sbuf), free(rbuf);
+    free(sbase), free(rbase);
 
     if (rank) return 0;
+    char bufname[32];
+    bench_buffers_name(&mode, bufname, sizeof bufname);
     double an = BUILTIN_ALPHA_NODE, bn = BUILTIN_BETA_NODE, at = BUILTIN_ALPHA_NET, bt = BUILTIN_BETA_NET;
     if (p >= 2) {
         if (net) at = alpha, bt = beta;
@@ -229,9 +255,11 @@ int cmd_tune(int argc, char **argv)
                      "# alpha: s per message (8 B ping-pong), beta: s per byte (slope 1 MiB -> 16 MiB);\n"
                      "# the link measured is the %s pair, the %s pair keeps the built-in values\n"
                      "# gamma: s per byte of one operand, MPI_Reduce_local f32 sum on 16 MiB from memory\n"
-                     "# mpi_min_bytes_<coll>: below it the MPI library's own algorithm serves the call\n",
+                     "# mpi_min_bytes_<coll>: below it the MPI library's own algorithm serves the call\n"
+                     "#   (timed with sync %s, buffers %s)\n",
                      when, bc_now() - t_start, lib, p, ns ? ns : "(unset)", any_differ ? "different" : "the same",
-                     p < 2 ? "no" : net ? "net" : "node", p < 2 ? "either" : net ? "node" : "net");
+                     p < 2 ? "no" : net ? "net" : "node", p < 2 ? "either" : net ? "node" : "net",
+                     bench_sync_name(&mode), bufname);
     o += snprintf(txt + o, sizeof txt - (size_t)o,
                   "alpha_node %.6g\nbeta_node %.6g\nalpha_net %.6g\nbeta_net %.6g\ngamma %.6g\n"
                   "mpi_min_bytes_reduce %.0f\nmpi_min_bytes_allreduce %.0f\nmpi_min_bytes_reduce_scatter %.0f\n"

@@ -3,7 +3,7 @@
  *
  *   vred-bench local    [--case LIST|default|all] [--sizes LIST | --min B --max B] [--mode warm|cold|both]
  *                       [--isa best|scalar|sse41|avx2|avx512|neon|sve|all] [--reps N] [--budget S]
- *                       [--validate] [--csv FILE] [--label NAME] [--llc BYTES]
+ *                       [--validate] [--csv FILE] [--label NAME] [--llc BYTES] [--align A | --offset N[/R]]
  *   vred-bench counters [--case f32:sum,u8:sum] [--bytes 16M] [--isa ...] [--which both|vred|mpi]
  *   vred-bench coll | tune | scalar  (all ranks; bench_coll.c, bench_tune.c, bench_scalar.c)
  *
@@ -16,7 +16,10 @@
  *         cache, visited in an order that defeats the prefetchers, so a call's operands were last
  *         touched one whole pool ago: they come from memory.
  * --validate compares vred's inout with the MPI's bit for bit after every repetition (both start
- * from the same bytes and see the same calls).
+ * from the same bytes and see the same calls). The pool comes from plain malloc by default, so
+ * every slot has malloc's placement (glibc: 16 mod 64 for large blocks), as an application's
+ * buffers would; --align A and --offset N[/R] (in N, inout R bytes past a 4096-aligned address)
+ * place them otherwise. Every table header and CSV row says which (columns sync, buffers).
  *
  * `counters` runs one reduction through vred and one through the MPI, each inside its own
  * function (bench_counted_vred, bench_counted_mpi) so that
@@ -262,22 +265,6 @@ static size_t llc_bytes(void)
     return best ? best : (size_t)32 << 20;
 }
 
-static void cpu_model(char *buf, size_t n)
-{
-    snprintf(buf, n, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            char *c = strchr(line, ':') + 1;
-            while (*c == ' ' || *c == '\t') c++;
-            c[strcspn(c, "\n")] = 0;
-            snprintf(buf, n, "%s", c);
-            break;
-        }
-    fclose(f);
-}
 
 
 static void fmt_bytes(char *buf, size_t n, size_t b)
@@ -341,11 +328,16 @@ typedef struct {
     double budget;
     size_t flush;
     FILE *csv;
+    bench_mode mode;   /* buffers: malloc (default), --align A, --offset N[/R]; calls always back to back */
+    size_t unit;       /* slots start at multiples of it from the pool's base: 64, the alignment, or 4096 */
+    char bufname[32];  /* malloc, align64, offset16, offset0/16 */
+    char cpu[256];
 } local_opts;
 
 typedef struct {
     char *base;      /* three pools (vred, MPI, memcpy), each K slots of [in | inout] */
     size_t capacity; /* bytes of the whole allocation */
+    void *alloc;     /* what to free */
 } pool_t;
 
 typedef void *(*memcpy_fn)(void *, const void *, size_t);
@@ -365,13 +357,14 @@ static size_t gcd(size_t a, size_t b)
 typedef struct {
     const bcase *c;
     size_t size, stride, K, P, count;
+    size_t sin, sio;    /* in and inout: bytes past the start of their half slot (--offset) */
     char *pv, *pm, *pc; /* pool bases of the three variants */
 } layout;
 
-static inline char *slot_in(const layout *L, char *pool, size_t s) { return pool + s * L->stride; }
+static inline char *slot_in(const layout *L, char *pool, size_t s) { return pool + s * L->stride + L->sin; }
 static inline char *slot_io(const layout *L, char *pool, size_t s)
 {
-    return pool + s * L->stride + L->stride / 2;
+    return pool + s * L->stride + L->stride / 2 + L->sio;
 }
 
 /* k calls of one variant over slots (cursor .. cursor+k-1) * P mod K; returns seconds. */
@@ -424,7 +417,7 @@ static void print_header_common(vred_isa isa, const local_opts *o)
 {
     char host[256] = "?", model[256], llc[32], flush[32];
     gethostname(host, sizeof host);
-    cpu_model(model, sizeof model);
+    bench_cpu_model(model, sizeof model);
     fmt_bytes(llc, sizeof llc, llc_bytes());
     fmt_bytes(flush, sizeof flush, o->flush);
     printf("# vred-bench local: MPI_Reduce_local served by vred vs by the MPI library vs memcpy, one process\n");
@@ -436,11 +429,22 @@ static void print_header_common(vred_isa isa, const local_opts *o)
     printf("# machine:       %s, %s, %ld CPUs online, LLC %s (cold pool >= %s)\n", host, model,
            sysconf(_SC_NPROCESSORS_ONLN), llc, flush);
     printf("# timing:        median of the repetitions; each repetition runs vred, MPI, memcpy in turn\n"
-           "#                (all six orders in turn), each a batch of k calls; us per call; warm: the\n"
-           "#                three share the same buffers\n");
+           "#                (all six orders in turn), each a batch of k calls back to back; us per call;\n"
+           "#                warm: the three share the same buffers\n");
     printf("# GB/s:          1e9 bytes/s of bytes moved: a reduction moves 3 x size (read in, read\n"
            "#                inout, write inout), memcpy 2 x size (read src, write dst)\n");
     printf("# vred/MPI = MPI(us) / vred(us) (> 1: vred faster); vred/memcpy = vred GB/s / memcpy GB/s\n");
+}
+
+/* The buffer placement's line of every table header. */
+static void print_mode(const local_opts *o, const pool_t *pool)
+{
+    const char *how = o->mode.offset ? "N bytes past a 4096-aligned address"
+                      : o->mode.align ? "aligned_alloc" : "plain malloc, as applications allocate";
+    size_t sin = o->mode.offset ? (size_t)o->mode.soff : 0, sio = o->mode.offset ? (size_t)o->mode.roff : 0;
+    printf("# mode: sync back-to-back (one process: batches of calls, nothing between them); buffers %s (%s): "
+           "in %u mod 64, inout %u mod 64\n", o->bufname, how,
+           (unsigned)(((uintptr_t)pool->base + sin) % 64), (unsigned)(((uintptr_t)pool->base + sio) % 64));
 }
 
 static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts *o, pool_t *pool)
@@ -451,6 +455,7 @@ static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts 
            cold ? "cold (operands from memory: calls rotate over a pool >= 2 x LLC)"
                 : "warm (the same buffers every call, shared by vred, MPI and memcpy)",
            vred_isa_name(isa), baseline);
+    print_mode(o, pool);
     printf("# Size       Avg Latency(us): vred, the MPI, memcpy; ratio vred/MPI = MPI time / vred time; "
            "bandwidth\n");
     printf("# %-10s %11s %11s %11s %9s %11s %12s %12s%s\n", "(B)", "vred(us)", "MPI(us)",
@@ -462,8 +467,12 @@ static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts 
         if (size % c->esize) continue;
         layout L = {.c = c, .size = size, .count = size / c->esize};
         if (L.count > (size_t)INT32_MAX) continue;
-        L.stride = 2 * ((size + 63) / 64 * 64);
-        size_t per_pool = pool->capacity / 3 / 64 * 64;
+        /* Each half slot (in, inout) starts at a multiple of o->unit from the pool's base, so every
+         * slot has the base's placement (malloc: glibc's 16 mod 64) plus the --offset shift. */
+        if (o->mode.offset) L.sin = (size_t)o->mode.soff, L.sio = (size_t)o->mode.roff;
+        size_t shift = L.sin > L.sio ? L.sin : L.sio;
+        L.stride = 2 * ((size + shift + o->unit - 1) / o->unit * o->unit);
+        size_t per_pool = pool->capacity / 3 / o->unit * o->unit;
         L.K = 1;
         if (cold) {
             L.K = (o->flush + 3 * L.stride - 1) / (3 * L.stride);
@@ -555,11 +564,14 @@ static void bench_case(const bcase *c, vred_isa isa, int cold, const local_opts 
         printf("\n");
         fflush(stdout);
         if (o->csv) {
-            fprintf(o->csv, "%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.4f,%s\n",
+            fprintf(o->csv, "%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%d,%d,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.4f,%s,"
+                            "back-to-back,%s,%u,%u,%s\n",
                     baseline, mpi_lib, vred_is_linked() ? "vred" : "none", vred_isa_name(isa),
                     vred_type_name(c->type), vred_op_name(c->op), modename, size, L.count, reps, k,
                     tv * 1e6, tm * 1e6, tc * 1e6, tm / tv, gv, gm, gc, gv / gc,
-                    o->validate ? (mismatches ? "FAIL" : "ok") : "");
+                    o->validate ? (mismatches ? "FAIL" : "ok") : "", o->bufname,
+                    (unsigned)((uintptr_t)slot_in(&L, L.pv, 0) % 64), (unsigned)((uintptr_t)slot_io(&L, L.pv, 0) % 64),
+                    o->cpu);
             fflush(o->csv);
         }
         for (int v = 0; v < 3; v++) free(t[v]);
@@ -609,6 +621,10 @@ static void usage(FILE *f)
         "  --csv FILE        also write every row as CSV (one file, all cases)\n"
         "  --label NAME      baseline name in the output (default: flavor + Open MPI op component)\n"
         "  --llc B           last-level cache size (default: from sysfs); the cold pool is 2x it\n"
+        "  --align A         buffers aligned to A bytes (power of two, 8..4096), e.g. --align 64\n"
+        "  --offset N        in and inout N bytes past a 4096-aligned address (--offset S/R: in S, inout R)\n"
+        "                    default: buffers from plain malloc (glibc: 16 mod 64); calls are always back\n"
+        "                    to back (one process); the mode is in every table header and the CSV\n"
         "counters:\n"
         "  --case LIST       default f32:sum,u8:sum\n"
         "  --bytes B         message size (default 16M)\n"
@@ -624,7 +640,13 @@ static int cmd_local(int argc, char **argv)
     size_t minb = 1024, maxb = (size_t)128 << 20, llc = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--case") && v) cases_spec = v, i++;
+        int m = bench_mode_arg(&o.mode, a, v, 1);
+        if (m < 0) return usage(stderr), 2;
+        if (m > 0) {
+            if (o.mode.barrier_each)
+                return fprintf(stderr, "vred-bench local: --sync barrier: one process, no barrier to add\n"), 2;
+            i++;
+        } else if (!strcmp(a, "--case") && v) cases_spec = v, i++;
         else if (!strcmp(a, "--sizes") && v) {
             char list[1024];
             snprintf(list, sizeof list, "%s", v);
@@ -661,12 +683,21 @@ static int cmd_local(int argc, char **argv)
     size_t maxsize = 0;
     for (int i = 0; i < o.nsizes; i++)
         if (o.sizes[i] > maxsize) maxsize = o.sizes[i];
-    size_t slot_max = 2 * ((maxsize + 63) / 64 * 64);
+    o.unit = o.mode.offset ? 4096 : o.mode.align > 64 ? (size_t)o.mode.align : 64;
+    bench_buffers_name(&o.mode, o.bufname, sizeof o.bufname);
+    bench_cpu_model(o.cpu, sizeof o.cpu);
+    size_t shift = o.mode.offset ? (size_t)(o.mode.soff > o.mode.roff ? o.mode.soff : o.mode.roff) : 0;
+    size_t slot_max = 2 * ((maxsize + shift + o.unit - 1) / o.unit * o.unit);
     pool_t pool;
     pool.capacity = 3 * (slot_max * 2 > o.flush / 3 + slot_max ? slot_max * 2 : o.flush / 3 + slot_max);
     if (!o.cold) pool.capacity = 3 * slot_max;
     pool.capacity = (pool.capacity + 4095) / 4096 * 4096;
-    pool.base = aligned_alloc(4096, pool.capacity);
+    /* The pool's base decides every slot's placement: malloc's (default), aligned, or 4096-aligned
+     * for --offset (each slot then adds its shift). */
+    void *pbase = NULL;
+    pool.base = bench_buf_alloc(&o.mode, 0, pool.capacity, &pbase);
+    if (o.mode.offset && pool.base) pool.base = pbase; /* 4096-aligned: the shifts are per slot (sin, sio) */
+    pool.alloc = pbase;
     if (!pool.base) {
         fprintf(stderr, "vred-bench: cannot allocate %zu bytes\n", pool.capacity);
         return 1;
@@ -678,7 +709,7 @@ static int cmd_local(int argc, char **argv)
         if (!o.csv) return perror(csv), 1;
         fprintf(o.csv, "baseline,mpi_library,vred_linked,isa,type,op,mode,size_bytes,count,reps,calls,"
                        "vred_us,mpi_us,memcpy_us,speedup_vs_mpi,vred_gbs,mpi_gbs,memcpy_gbs,"
-                       "vred_over_memcpy,validation\n");
+                       "vred_over_memcpy,validation,sync,buffers,in_mod64,inout_mod64,cpu\n");
     }
     for (int ii = 0; ii < nisa; ii++) {
         if (vred_isa_cap(isas[ii]) != VRED_OK || vred_isa_active() != isas[ii]) {
@@ -693,7 +724,7 @@ static int cmd_local(int argc, char **argv)
         }
     }
     if (o.csv) fclose(o.csv);
-    free(pool.base);
+    free(pool.alloc);
     free(cases);
     return 0;
 }
