@@ -33,7 +33,8 @@
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \
         T *o = o_;                                                                              \
-        size_t i = 0;                                                                           \
+        size_t i = vred_simd_head(o, sizeof(T), n);                                             \
+        if (i) lower(a, b, o, i);                                                               \
         VRED_SIMD_LOOP(T, __m256i, LD256, ST256, OP, a, b, o, n, i);                            \
         if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
     }
@@ -45,7 +46,8 @@
     {                                                                                           \
         const uint16_t *a = a_, *b = b_;                                                        \
         uint16_t *o = o_;                                                                       \
-        size_t i = 0;                                                                           \
+        size_t i = vred_simd_head(o, sizeof(uint16_t), n);                                      \
+        if (i) lower(a, b, o, i);                                                               \
         VRED_SIMD_LOOP(uint16_t, __m128i, LD128, ST128, OP, a, b, o, n, i);                     \
         if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
     }

@@ -26,7 +26,12 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \
         T *o = o_;                                                                              \
-        size_t i = 0;                                                                           \
+        size_t i = vred_simd_head(o, sizeof(T), n);                                             \
+        if (i) {                                                                                \
+            __mmask64 h = bytes_mask64(i * sizeof(T));                                          \
+            __m512i x = _mm512_maskz_loadu_epi8(h, a), y = _mm512_maskz_loadu_epi8(h, b);       \
+            _mm512_mask_storeu_epi8(o, h, OP(x, y));                                            \
+        }                                                                                       \
         VRED_SIMD_LOOP(T, __m512i, LD512, ST512, OP, a, b, o, n, i);                            \
         if (i < n) {                                                                            \
             __mmask64 m = bytes_mask64((n - i) * sizeof(T));                                    \
@@ -38,7 +43,8 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \
         T *o = o_;                                                                              \
-        size_t i = 0;                                                                           \
+        size_t i = vred_simd_head(o, sizeof(T), n);                                             \
+        if (i) lower(a, b, o, i);                                                               \
         VRED_SIMD_LOOP(T, __m512i, LD512, ST512, OP, a, b, o, n, i);                            \
         if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
     }
@@ -50,7 +56,12 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
     {                                                                                           \
         const uint16_t *a = a_, *b = b_;                                                        \
         uint16_t *o = o_;                                                                       \
-        size_t i = 0;                                                                           \
+        size_t i = vred_simd_head_to(o, sizeof(uint16_t), n, 32);                              \
+        if (i) {                                                                                \
+            __mmask32 h = (__mmask32)bytes_mask64(i * 2);                                       \
+            __m256i x = _mm256_maskz_loadu_epi8(h, a), y = _mm256_maskz_loadu_epi8(h, b);       \
+            _mm256_mask_storeu_epi8(o, h, OP(x, y));                                            \
+        }                                                                                       \
         VRED_SIMD_LOOP(uint16_t, __m256i, LD256, ST256, OP, a, b, o, n, i);                     \
         if (i < n) {                                                                            \
             __mmask32 m = (__mmask32)bytes_mask64((n - i) * 2);                                 \
@@ -62,7 +73,8 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
     {                                                                                           \
         const uint16_t *a = a_, *b = b_;                                                        \
         uint16_t *o = o_;                                                                       \
-        size_t i = 0;                                                                           \
+        size_t i = vred_simd_head_to(o, sizeof(uint16_t), n, 32);                              \
+        if (i) lower(a, b, o, i);                                                               \
         VRED_SIMD_LOOP(uint16_t, __m256i, LD256, ST256, OP, a, b, o, n, i);                     \
         if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
     }
