@@ -1,7 +1,14 @@
 /*
- * Adaptive copy (see copy.h). The ordinary copy is memcpy: the C library's is tuned per CPU
- * (ERMS, widest vectors) and nothing vred could write beats it with temporal stores. The
- * streaming copy is ours, because the C library chooses streaming stores by copy size alone
+ * Adaptive copy (see copy.h). Both copies are ours from LINE_MIN bytes up.
+ *
+ * The ordinary copy is not memcpy because the C library's choice of method depends on where
+ * the buffers sit: glibc 2.36 copies 2 KiB to a few MiB with `rep movsb`, which on AMD Zen runs
+ * at ~3.5 GB/s instead of ~55 when (dst - src) mod 4096 is 1..15 (a float buffer at 4 mod 64
+ * against a page-aligned shared slice), and at 0.6-0.8x when it is 33..63 (measured on Zen 4,
+ * docs/shm.md "Alignment"). A loop of unaligned loads and 64-byte-aligned stores runs at the
+ * same speed for every offset, and as fast as memcpy where memcpy is fast.
+ *
+ * The streaming copy is ours because the C library chooses streaming stores by copy size alone
  * (glibc: above ~3/4 of the shared cache), while the collectives know what the size cannot tell:
  * whether the destination is read again soon and how large the whole working set is.
  *
@@ -26,12 +33,43 @@
 #endif
 
 #define NT_MIN 4096
+/* Below this the ordinary copy is memcpy (its small-size paths use no `rep movsb`). */
+#define LINE_MIN 256
 
 #if defined(__x86_64__)
 #ifdef VRED_HAVE_AVX512
 /* copy_avx512.c: n a multiple of 64, dst 64-byte aligned. */
 void vred_copy_stream_avx512(void *dst, const void *src, size_t n);
+void vred_copy_lines_avx512(void *dst, const void *src, size_t n);
 #endif
+
+__attribute__((target("avx2"), noinline)) static void lines_avx2(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    for (size_t i = 0; i < n; i += 64) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
+        _mm256_store_si256((__m256i *)(void *)(d + i), a);
+        _mm256_store_si256((__m256i *)(void *)(d + i + 32), b);
+    }
+}
+
+static void lines_sse2(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    for (size_t i = 0; i < n; i += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 32));
+        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 48));
+        _mm_store_si128((__m128i *)(void *)(d + i), a);
+        _mm_store_si128((__m128i *)(void *)(d + i + 16), b);
+        _mm_store_si128((__m128i *)(void *)(d + i + 32), c);
+        _mm_store_si128((__m128i *)(void *)(d + i + 48), e);
+    }
+}
 
 /* AVX2 body, compiled here with a target attribute (as sparse.c does) since it is a few lines. */
 __attribute__((target("avx2"), noinline)) static void stream_avx2(void *dst, const void *src, size_t n)
@@ -66,34 +104,39 @@ static void stream_sse2(void *dst, const void *src, size_t n)
 /* The widest vectors the active ISA allows: VRED_ISA caps the copy as it caps the reductions
  * (one knob to keep vred off 512-bit registers), and vred_isa_active() never names an ISA the
  * CPU and the OS do not support. One load of a global per call: no CPUID on the hot path. */
-static void stream_body(void *dst, const void *src, size_t n)
+static void line_body(void *dst, const void *src, size_t n, int nt)
 {
     vred_isa isa = vred_isa_active();
 #ifdef VRED_HAVE_AVX512
     if (isa == VRED_ISA_AVX512) {
-        vred_copy_stream_avx512(dst, src, n);
+        (nt ? vred_copy_stream_avx512 : vred_copy_lines_avx512)(dst, src, n);
         return;
     }
 #endif
     if ((isa == VRED_ISA_AVX2 || isa == VRED_ISA_AVX512) && vred_cpu()->avx2)
-        stream_avx2(dst, src, n);
+        (nt ? stream_avx2 : lines_avx2)(dst, src, n);
     else
-        stream_sse2(dst, src, n);
+        (nt ? stream_sse2 : lines_sse2)(dst, src, n);
+}
+
+/* The head up to dst's first 64-byte boundary and the tail after its last, with memcpy (under
+ * 64 bytes each: no `rep movsb`), and the whole lines between with line_body. */
+static void line_copy(unsigned char *d, const unsigned char *s, size_t n, int nt)
+{
+    size_t head = (size_t)(-(uintptr_t)d & 63); /* bytes to the next line boundary */
+    memcpy(d, s, head);
+    d += head, s += head, n -= head;
+    size_t body = n & ~(size_t)63;
+    line_body(d, s, body, nt);
+    memcpy(d + body, s + body, n - body);
 }
 #endif
 
 void vred_copy(void *dst, const void *src, size_t n, int nt)
 {
 #if defined(__x86_64__)
-    if (nt && n >= NT_MIN) {
-        unsigned char *d = dst;
-        const unsigned char *s = src;
-        size_t head = (size_t)(-(uintptr_t)d & 63); /* bytes to the next line boundary */
-        memcpy(d, s, head);
-        d += head, s += head, n -= head;
-        size_t body = n & ~(size_t)63;
-        stream_body(d, s, body);
-        memcpy(d + body, s + body, n - body);
+    if (n >= (nt ? NT_MIN : LINE_MIN)) {
+        line_copy(dst, src, n, nt != 0);
         return;
     }
 #endif

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 void vred_copy_stream_avx512(void *dst, const void *src, size_t n);
+void vred_copy_lines_avx512(void *dst, const void *src, size_t n);
 
 /* n a multiple of 64, dst 64-byte aligned (VMOVNTDQ faults otherwise); src any alignment. */
 void vred_copy_stream_avx512(void *dst, const void *src, size_t n)
@@ -22,4 +23,19 @@ void vred_copy_stream_avx512(void *dst, const void *src, size_t n)
         _mm512_stream_si512((void *)(d + i + 64), b);
     }
     if (i < n) _mm512_stream_si512((void *)(d + i), _mm512_loadu_si512((const void *)(s + i)));
+}
+
+/* The temporal body (copy.c's line_copy): the same loop with ordinary aligned stores. */
+void vred_copy_lines_avx512(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    size_t i = 0;
+    for (; i + 128 <= n; i += 128) {
+        __m512i a = _mm512_loadu_si512((const void *)(s + i));
+        __m512i b = _mm512_loadu_si512((const void *)(s + i + 64));
+        _mm512_store_si512((void *)(d + i), a);
+        _mm512_store_si512((void *)(d + i + 64), b);
+    }
+    if (i < n) _mm512_store_si512((void *)(d + i), _mm512_loadu_si512((const void *)(s + i)));
 }
