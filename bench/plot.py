@@ -5,21 +5,27 @@ usage: bench/plot.py [--out DIR] FILE.csv [FILE.csv ...]
        bench/plot.py coll [--out DIR] FILE.csv [FILE.csv ...]
 
 A `vred-bench local --csv` file (any number, e.g. one per MPI baseline) gives
-  local_<type>_<op>_<isa>.png  one per case: GB/s against message size, log-log, one panel per
-                               (mode, baseline), lines for vred, the MPI and memcpy
-  speedup_<isa>.png            vred/MPI time ratio against size, one panel per (mode, baseline),
+  local_<type>_<op>_<isa>[<mode>].png
+                               one per case: GB/s against message size, log-log, one panel per
+                               (cache, baseline), lines for vred, the MPI and memcpy
+  speedup_<isa>[<mode>].png    vred/MPI time ratio against size, one panel per (cache, baseline),
                                one line per case
 A `vred-kbench tails --csv` file gives
   tails_<isa>.png              ns per call against length, masked tail vs cascade, one panel per case
 A `vred-bench coll --csv` file (also found among the files of the first form) gives
-  coll_<label>_np<P>[_<type>_<op>][_sparse<S>].png
+  coll_<label>_np<P>[_<type>_<op>][_sparse<S>][<mode>].png
                                one column per collective: time per call against size, log-log,
                                a line per vred column (colour: algorithm; under `--nt`, line
-                               style: ordinary solid, streaming dashed, adaptive dotted; without
-                               it auto is dashed), the MPI's own (black) and the DAV bound (a dotted
-                               grey line: the YHCCL data-access volume / the node's
-                               memcpy rate, when the CSV has it); below it MPI time / column time
-                               (> 1: vred faster)
+                               style: ordinary solid, streaming dashed, adaptive dotted), the
+                               MPI's own and the DAV bound (a dotted grey line: the YHCCL
+                               data-access volume / the node's memcpy rate, when the CSV has it);
+                               below it MPI time / column time (> 1: vred faster)
+Colours are fixed across every plot: the MPI black, vred's choice (auto; in local plots: vred) red,
+each vred algorithm its own (COLORS), anything else a stable colour of its name; memcpy grey.
+Ratio panels: log axis with labelled ticks (0.5, 1, 2, 4, ... or finer over a narrow range), a
+dashed line at 1. Titles: the measuring mode (bench/bench_mode.py: back-to-back calls on malloc'd
+buffers by default; --sync barrier, --align, --offset) and the CPU, from the CSV; <mode> in a file
+name is empty for the default mode, else e.g. _barrier_align64.
 Bytes moved: a reduction counts 3 x size (read in, read inout, write inout), memcpy 2 x size.
 """
 import argparse
@@ -28,6 +34,7 @@ import csv
 import math
 import os
 import sys
+import textwrap
 
 import matplotlib
 
@@ -35,7 +42,86 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402,F401
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_mode  # noqa: E402
+
 MODES = ("warm", "cold")
+
+# One colour per implementation, the same in every plot. "auto" is vred's own choice, as is "vred"
+# in the MPI_Reduce_local plots; "mpi" is the MPI library's.
+COLORS = {"mpi": "black", "auto": "#d62728", "vred": "#d62728", "memcpy": "#7f7f7f",
+          "binomial": "#1f77b4", "redscat": "#ff7f0e", "ring": "#2ca02c", "recdbl": "#8c564b",
+          "ma": "#9467bd", "dpml": "#e377c2", "pipe": "#17becf", "masked tail": "#1f77b4",
+          "cascade": "#ff7f0e"}
+_SPARE = ["#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
+          "#31a354", "#756bb1", "#636363", "#9c9ede", "#cedb9c", "#e7ba52", "#ad494a", "#de9ed6"]
+
+
+def color_of(name):
+    """The fixed colour of an implementation (or case); a stable one of its name if it has none."""
+    if name in COLORS:
+        return COLORS[name]
+    h = 0
+    for ch in name:
+        h = (h * 131 + ord(ch)) % 1000003
+    return _SPARE[h % len(_SPARE)]
+
+
+RATIO_TICKS = (1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64, 128)
+# Over a narrow range (fewer than 4 powers of two), the finest of these with at most 8 ticks.
+RATIO_FINE = ((0.7, 0.8, 0.9, 1, 1.1, 1.2, 1.3, 1.4, 1.5),
+              (0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 2.5, 3, 4, 5),
+              (0.2, 0.3, 0.4, 0.5, 0.7, 1, 1.5, 2, 3, 4, 5),
+              (0.25, 0.5, 1, 2, 4))
+
+
+def log_plain(ax):
+    """A log y axis labelled 2, 10, 500 rather than 2x10^0; over a narrow span the 2s and 5s too."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    lo, hi = ax.get_ylim()
+    span = hi / lo if lo > 0 else 1e9
+    digits = "123456789" if span < 3 else "25" if span < 30 else ""
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
+        lambda v, _: f"{v:.3g}" if f"{v:g}"[0] in digits else ""))
+    ax.tick_params(axis="y", which="minor", labelsize=7)
+
+
+def ratio_label(t, _=None):
+    """0.5, 1, 2, 16; 1/8 rather than 0.125."""
+    if 0 < t < 0.2 and abs(1 / t - round(1 / t)) < 1e-9:
+        return f"1/{round(1 / t)}"
+    return f"{t:g}"
+
+
+def ratio_axis(ax, values):
+    """A ratio panel: log y over the data and 1, labelled ticks (powers of two; finer over a
+    narrow range), a dashed line at 1."""
+    v = [x for x in values if x == x and x > 0 and math.isfinite(x)]
+    lo, hi = min(v + [1.0]), max(v + [1.0])
+    lo, hi = lo / 1.12, hi * 1.12
+    ax.set_yscale("log")
+    ticks = [t for t in RATIO_TICKS if lo <= t <= hi]
+    if len(ticks) < 4:  # a narrow range: finer steps
+        for tier in RATIO_FINE:
+            fine = [t for t in tier if lo <= t <= hi]
+            if 3 <= len(fine) <= 8 and fine[0] <= lo * 1.4 and fine[-1] >= hi / 1.4:
+                ticks = fine
+                break
+    if len(ticks) > 8:  # thin out, keeping 1
+        k = ticks.index(1)
+        step = math.ceil(len(ticks) / 8)
+        ticks = [t for i, t in enumerate(ticks) if (i - k) % step == 0]
+    ax.set_ylim(lo, hi)
+    ax.yaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(ratio_label))
+    ax.yaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    ax.axhline(1.0, color="black", linewidth=1.0, linestyle="--", zorder=1)
+
+
+def title_mode(rows, local=False):
+    """Second title line: the measuring mode and the CPU of these rows."""
+    return bench_mode.heading(rows, local)
 
 
 def size_label(b):
@@ -76,22 +162,38 @@ def size_axis(ax, sizes):
     ax.grid(True, which="both", alpha=0.3)
 
 
+def wrap_title(title, width_in):
+    """Each line of title wrapped to the figure's width (about 13 characters per inch at 11 pt)."""
+    return "\n".join(textwrap.fill(line, max(40, int(11 * width_in))) for line in title.split("\n"))
+
+
 def grid(n_rows, n_cols, title):
     fig, axes = plt.subplots(n_rows, n_cols, figsize=(5.2 * n_cols, 3.9 * n_rows), squeeze=False)
-    fig.suptitle(title, fontsize=11)
+    fig.suptitle(wrap_title(title, 5.2 * n_cols), fontsize=11)
     return fig, axes
 
 
 def plot_local(rows, out):
     written = []
+    for bm in sorted({bench_mode.mode_of(r) for r in rows}):
+        written += plot_local_mode([r for r in rows if bench_mode.mode_of(r) == bm], bench_mode.tag(bm), out)
+    return written
+
+
+def plot_local_mode(rows, tag, out):
+    written = []
     baselines = sorted({r["baseline"] for r in rows})
     by_case = collections.defaultdict(list)
     for r in rows:
         by_case[(r["isa"], r["type"], r["op"])].append(r)
+    case_colors = {}
+    for ty, op in sorted({(r["type"], r["op"]) for r in rows}):
+        case_colors[(ty, op)] = color_of(f"{ty} {op}")
     for (isa, ty, op), rs in sorted(by_case.items()):
         modes = [m for m in MODES if any(r["mode"] == m for r in rs)]
         bls = [b for b in baselines if any(r["baseline"] == b for r in rs)]
-        fig, axes = grid(len(modes), len(bls), f"MPI_Reduce_local {ty} {op}: vred ({isa}) vs the MPI vs memcpy")
+        fig, axes = grid(len(modes), len(bls), f"MPI_Reduce_local {ty} {op}: vred ({isa}) vs the MPI vs memcpy\n"
+                         + title_mode(rs, local=True))
         for i, mode in enumerate(modes):
             for j, bl in enumerate(bls):
                 ax = axes[i][j]
@@ -101,17 +203,17 @@ def plot_local(rows, out):
                     ax.set_visible(False)
                     continue
                 x = [int(r["size_bytes"]) for r in sel]
-                for col, label, style in (("vred_gbs", f"vred ({isa})", "o-"),
-                                          ("mpi_gbs", f"MPI: {bl}", "s--"),
-                                          ("memcpy_gbs", "memcpy", "^:")):
-                    ax.plot(x, [float(r[col]) for r in sel], style, label=label, markersize=4)
-                ax.set_yscale("log")
+                for col, label, style, who in (("vred_gbs", f"vred ({isa})", "o-", "vred"),
+                                               ("mpi_gbs", f"MPI: {bl}", "s-", "mpi"),
+                                               ("memcpy_gbs", "memcpy", "^:", "memcpy")):
+                    ax.plot(x, [float(r[col]) for r in sel], style, label=label, markersize=4, color=color_of(who))
+                log_plain(ax)
                 size_axis(ax, x)
                 ax.set_ylabel("GB/s (reduction 3x size, memcpy 2x size)", fontsize=8)
                 ax.set_title(f"{mode} cache, baseline {bl}", fontsize=9)
                 ax.legend(fontsize=7)
         fig.tight_layout()
-        path = os.path.join(out, f"local_{ty}_{op}_{isa}.png")
+        path = os.path.join(out, f"local_{ty}_{op}_{isa}{tag}.png")
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
@@ -120,29 +222,30 @@ def plot_local(rows, out):
         rs = [r for r in rows if r["isa"] == isa]
         modes = [m for m in MODES if any(r["mode"] == m for r in rs)]
         bls = [b for b in baselines if any(r["baseline"] == b for r in rs)]
-        fig, axes = grid(len(modes), len(bls), f"vred ({isa}) speedup over the MPI's MPI_Reduce_local (MPI time / vred time)")
+        fig, axes = grid(len(modes), len(bls), f"vred ({isa}) speedup over the MPI's MPI_Reduce_local (MPI time / vred time)\n"
+                         + title_mode(rs, local=True))
         for i, mode in enumerate(modes):
             for j, bl in enumerate(bls):
                 ax = axes[i][j]
                 sel = [r for r in rs if r["mode"] == mode and r["baseline"] == bl]
                 cases = sorted({(r["type"], r["op"]) for r in sel})
-                xs = set()
+                xs, ys = set(), []
                 for ty, op in cases:
                     cs = sorted((r for r in sel if (r["type"], r["op"]) == (ty, op)),
                                 key=lambda r: int(r["size_bytes"]))
                     x = [int(r["size_bytes"]) for r in cs]
                     xs.update(x)
-                    ax.plot(x, [float(r["speedup_vs_mpi"]) for r in cs], "o-", markersize=3,
-                            label=f"{ty} {op}")
-                ax.axhline(1.0, color="black", linewidth=0.8)
-                ax.set_yscale("log")
+                    y = [float(r["speedup_vs_mpi"]) for r in cs]
+                    ys += y
+                    ax.plot(x, y, "o-", markersize=3, label=f"{ty} {op}", color=case_colors[(ty, op)])
+                ratio_axis(ax, ys)
                 if xs:
                     size_axis(ax, xs)
                 ax.set_ylabel("speedup (x)")
                 ax.set_title(f"{mode} cache, baseline {bl}", fontsize=9)
                 ax.legend(fontsize=6, ncol=2 if len(cases) > 8 else 1)
         fig.tight_layout()
-        path = os.path.join(out, f"speedup_{isa}.png")
+        path = os.path.join(out, f"speedup_{isa}{tag}.png")
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
@@ -161,8 +264,8 @@ def plot_tails(rows, out):
             ax = axes[k // cols][k % cols]
             cs = sorted((r for r in rs if (r["type"], r["op"]) == (ty, op)), key=lambda r: int(r["n"]))
             x = [int(r["n"]) for r in cs]
-            ax.plot(x, [float(r["masked_ns"]) for r in cs], "-", label="masked tail")
-            ax.plot(x, [float(r["cascade_ns"]) for r in cs], "-", label="cascade")
+            ax.plot(x, [float(r["masked_ns"]) for r in cs], "-", label="masked tail", color=color_of("masked tail"))
+            ax.plot(x, [float(r["cascade_ns"]) for r in cs], "-", label="cascade", color=color_of("cascade"))
             w = int(cs[0]["W"])
             for v in range(w, max(x) + 1, w):
                 ax.axvline(v, color="grey", linewidth=0.5, alpha=0.5)
@@ -182,9 +285,6 @@ def plot_tails(rows, out):
 
 
 COLL_ORDER = ("allreduce", "reduce", "reduce_scatter_block", "scan", "bcast", "allgather")
-ALG_STYLE = {"auto": ("tab:gray", "--"), "binomial": ("tab:blue", "-"), "redscat": ("tab:orange", "-"),
-             "ring": ("tab:green", "-"), "recdbl": ("tab:red", "-"), "ma": ("tab:purple", "-"),
-             "dpml": ("tab:brown", "-"), "pipe": ("tab:cyan", "-")}
 # Under `vred-bench coll --nt`, the copy mode is the line style (the colour stays the algorithm's).
 NT_STYLE = {"off": "-", "on": "--", "auto": ":", "env": "-."}
 
@@ -192,8 +292,7 @@ NT_STYLE = {"off": "-", "on": "--", "auto": ":", "env": "-."}
 def impl_style(impl):
     """(colour, line style) of a vred column: "ALG" or "ALG/MODE"."""
     alg, _, nt = impl.partition("/")
-    color, style = ALG_STYLE.get(alg, (None, "-"))
-    return color, NT_STYLE.get(nt, "-") if nt else style
+    return color_of(alg), NT_STYLE.get(nt, "-") if nt else "-"
 
 
 def plot_coll(rows, out):
@@ -201,21 +300,22 @@ def plot_coll(rows, out):
     written = []
     groups = collections.defaultdict(list)
     for r in rows:
-        groups[(r["label"], r["ranks"], r["type"], r["op"], r["sparsity"])].append(r)
-    for (label, ranks, ty, op, sp), rs in sorted(groups.items()):
+        groups[(r["label"], r["ranks"], r["type"], r["op"], r["sparsity"], bench_mode.mode_of(r))].append(r)
+    for (label, ranks, ty, op, sp, bm), rs in sorted(groups.items()):
         colls = [c for c in COLL_ORDER if any(r["collective"] == c for r in rs)]
         colls += sorted({r["collective"] for r in rs} - set(colls))
         fig, axes = plt.subplots(2, len(colls), figsize=(5.2 * len(colls), 7.4), squeeze=False,
                                  gridspec_kw={"height_ratios": [3, 2]})
         sparse = float(sp or 0) > 0
         fig.suptitle(f"{label}, {ranks} ranks, {ty} {op}" + (f", sparsity {sp}" if sparse else "") +
-                     ": time per call (slowest rank, median) and MPI time / vred time", fontsize=11)
+                     ": time per call (slowest rank, median) and MPI time / vred time\n" + title_mode(rs),
+                     fontsize=11)
         for j, coll in enumerate(colls):
             cs = [r for r in rs if r["collective"] == coll]
             impls = ["mpi"] + sorted({r["impl"] for r in cs} - {"mpi"}, key=lambda a: (a != "auto", a))
             mpi = {int(r["size_bytes"]): float(r["median_us"]) for r in cs if r["impl"] == "mpi"}
             ax, axr = axes[0][j], axes[1][j]
-            xs = set()
+            xs, ratios = set(), []
             for impl in impls:
                 sel = sorted((r for r in cs if r["impl"] == impl), key=lambda r: int(r["size_bytes"]))
                 if not sel:
@@ -224,12 +324,14 @@ def plot_coll(rows, out):
                 xs.update(x)
                 y = [float(r["median_us"]) for r in sel]
                 if impl == "mpi":
-                    ax.plot(x, y, "s-", color="black", markersize=4, linewidth=1.6, label="MPI (PMPI)")
+                    ax.plot(x, y, "s-", color=color_of("mpi"), markersize=4, linewidth=1.6, label="MPI (PMPI)")
                     continue
                 color, style = impl_style(impl)
-                ax.plot(x, y, "o" + style, color=color, markersize=3, label=f"vred {impl}")
-                axr.plot(x, [mpi[s] / v if s in mpi and v > 0 else float("nan") for s, v in zip(x, y)],
-                         "o" + style, color=color, markersize=3, label=impl)
+                lw = 2.0 if impl.partition("/")[0] == "auto" else 1.2
+                ax.plot(x, y, "o" + style, color=color, markersize=3, linewidth=lw, label=f"vred {impl}")
+                rat = [mpi[s] / v if s in mpi and v > 0 else float("nan") for s, v in zip(x, y)]
+                ratios += rat
+                axr.plot(x, rat, "o" + style, color=color, markersize=3, linewidth=lw, label=impl)
             # The DAV bound: the same for every row of a size; absent from older CSVs and when the
             # ranks are not one shared-memory node (empty dav_us).
             dav = sorted({(int(r["size_bytes"]), float(r["dav_us"])) for r in cs
@@ -239,13 +341,11 @@ def plot_coll(rows, out):
                 form = next(r["dav_formula"] for r in cs if r.get("dav_formula"))
                 ax.plot([d[0] for d in dav], [d[1] for d in dav], ":", color="dimgray", linewidth=2.2,
                         label=f"DAV bound {form} / {gbs:.1f} GB/s")
+            log_plain(ax)
+            ratio_axis(axr, ratios)
             for a in (ax, axr):
-                a.set_yscale("log")
                 if xs:
                     size_axis(a, xs)
-            axr.axhline(1.0, color="black", linewidth=0.8)
-            axr.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
-            axr.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
             ax.set_ylabel("time per call (us)")
             axr.set_ylabel("MPI / vred (> 1: vred faster)", fontsize=8)
             ax.set_title(coll, fontsize=9)
@@ -257,6 +357,7 @@ def plot_coll(rows, out):
             name += f"_{ty}_{op}"
         if sparse:
             name += f"_sparse{sp}"
+        name += bench_mode.tag(bm)
         path = os.path.join(out, name + ".png")
         fig.savefig(path, dpi=110)
         plt.close(fig)

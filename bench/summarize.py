@@ -3,13 +3,18 @@
 
 usage: bench/summarize.py [--sizes 1K,64K,1M,16M,128M] [--mode warm|cold|both] FILE.csv ...
 
-One block per (mode, ISA): a row per (case, baseline), a column per size; each cell is
-MPI time / vred time (> 1: vred faster); a trailing '!' marks a row where --validate found vred
-and the MPI disagreeing.
+One block per (cache mode, ISA, buffer placement): a row per (case, baseline), a column per size;
+each cell is MPI time / vred time (> 1: vred faster); a trailing '!' marks a row where --validate
+found vred and the MPI disagreeing. Each block's heading says the measuring mode (calls back to
+back; buffers from malloc by default, or --align / --offset: bench/bench_mode.py) and the CPU.
 """
 import argparse
 import csv
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_mode  # noqa: E402
 
 
 def parse_size(s):
@@ -42,26 +47,28 @@ def main():
     sizes = [s for s in map(parse_size, a.sizes.split(",")) if s in present] or sorted(present)
     modes = ["warm", "cold"] if a.mode == "both" else [a.mode]
     order = ["scalar", "sse41", "avx2", "avx512", "neon", "sve"]
-    for isa in sorted({r["isa"] for r in rows}, key=lambda i: (order.index(i) if i in order else 99, i)):
-        for mode in modes:
-            sel = [r for r in rows if r["isa"] == isa and r["mode"] == mode]
-            if not sel:
-                continue
-            print(f"\n# vred/MPI speedup, {mode} cache, vred ISA {isa}")
-            print(f"{'case':<14} {'baseline':<16}" + "".join(f"{label(s):>9}" for s in sizes))
-            keys = []
-            for r in sel:
-                k = (r["type"] + ":" + r["op"], r["baseline"])
-                if k not in keys:
-                    keys.append(k)
-            for case, bl in keys:
-                cells, bad = [], False
-                for s in sizes:
-                    m = [r for r in sel if (r["type"] + ":" + r["op"], r["baseline"]) == (case, bl)
-                         and int(r["size_bytes"]) == s]
-                    cells.append(f"{float(m[0]['speedup_vs_mpi']):9.2f}" if m else f"{'-':>9}")
-                    bad |= any(r.get("validation") == "FAIL" for r in m)
-                print(f"{case:<14} {bl:<16}" + "".join(cells) + ("  !" if bad else ""))
+    placements = sorted({bench_mode.mode_of(r) for r in rows}, key=lambda m: (not bench_mode.is_default(m), m))
+    for isa, mode, bm in ((i, m, b) for i in sorted({r["isa"] for r in rows},
+                                                   key=lambda i: (order.index(i) if i in order else 99, i))
+                          for b in placements for m in modes):
+        sel = [r for r in rows if r["isa"] == isa and r["mode"] == mode and bench_mode.mode_of(r) == bm]
+        if not sel:
+            continue
+        print(f"\n# vred/MPI speedup, {mode} cache, vred ISA {isa}; {bench_mode.heading(sel, local=True)}")
+        print(f"{'case':<14} {'baseline':<16}" + "".join(f"{label(s):>9}" for s in sizes))
+        keys = []
+        for r in sel:
+            k = (r["type"] + ":" + r["op"], r["baseline"])
+            if k not in keys:
+                keys.append(k)
+        for case, bl in keys:
+            cells, bad = [], False
+            for s in sizes:
+                m = [r for r in sel if (r["type"] + ":" + r["op"], r["baseline"]) == (case, bl)
+                     and int(r["size_bytes"]) == s]
+                cells.append(f"{float(m[0]['speedup_vs_mpi']):9.2f}" if m else f"{'-':>9}")
+                bad |= any(r.get("validation") == "FAIL" for r in m)
+            print(f"{case:<14} {bl:<16}" + "".join(cells) + ("  !" if bad else ""))
     return 0
 
 

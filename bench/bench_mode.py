@@ -1,0 +1,76 @@
+"""The measuring mode of a vred-bench CSV row, for plot.py, summary.py, summarize.py and report.py.
+
+vred-bench coll and local write it in two columns (issue 16):
+  sync     back-to-back  calls back to back, one barrier per timed batch (coll; local has no barrier
+                         at all): the default, the way applications and IMB/OSU call
+           barrier       a barrier before every call (coll --sync barrier)
+  buffers  malloc        plain malloc (glibc: 16 mod 64 for large blocks): the default
+           alignA        aligned_alloc(A) (--align A)
+           offsetN       N bytes past a 4096-aligned address (--offset N)
+           offsetS/R     send (local: in) S, receive (local: inout) R bytes past one (--offset S/R)
+and the CPU's model name in a column cpu. CSVs written before those columns were all taken with a
+barrier before every collective call on 64-byte-aligned buffers (local: back to back, 64-byte-
+aligned slots of a 4096-aligned pool): legacy() says so.
+"""
+
+DEFAULT = ("back-to-back", "malloc")
+
+
+def legacy(row):
+    """The mode of a row from a vred-bench that did not write it."""
+    return ("barrier", "align64") if "collective" in row else ("back-to-back", "align64")
+
+
+def mode_of(row):
+    """(sync, buffers) of a CSV row."""
+    if row.get("sync") and row.get("buffers"):
+        return row["sync"], row["buffers"]
+    return legacy(row)
+
+
+def is_default(mode):
+    return tuple(mode) == DEFAULT
+
+
+def describe(mode, local=False):
+    """'back-to-back calls, malloc'd buffers' and the like: for titles and table headings."""
+    sync, buf = mode
+    s = "back-to-back calls" if sync == "back-to-back" else "a barrier before every call" if sync == "barrier" else sync
+    if buf == "malloc":
+        b = "malloc'd buffers"
+    elif buf.startswith("align"):
+        b = f"{buf[5:]}-byte-aligned buffers"
+    elif buf.startswith("offset") and "/" in buf:
+        sn, rn = buf[6:].split("/", 1)
+        b = f"{'in' if local else 'send'} +{sn} B, {'inout' if local else 'recv'} +{rn} B past 4 KiB"
+    elif buf.startswith("offset"):
+        b = f"buffers +{buf[6:]} B past 4 KiB"
+    else:
+        b = f"buffers {buf}"
+    return f"{s}, {b}"
+
+
+def tag(mode):
+    """'' for the default mode, else '_barrier_align64' and the like (file names)."""
+    if is_default(mode):
+        return ""
+    sync, buf = mode
+    return ("_barrier" if sync == "barrier" else "") + "_" + buf.replace("/", "_")
+
+
+def cpu_of(rows):
+    """The CPU model of the first row that has one, or None."""
+    for r in rows:
+        if r.get("cpu"):
+            return r["cpu"].replace(";", ",")
+    return None
+
+
+def heading(rows, local=False, cpu=True):
+    """'mode: back-to-back calls, malloc'd buffers (the default); CPU: AMD EPYC' for a set of rows."""
+    modes = sorted({(mode_of(r), not r.get("sync")) for r in rows})
+    m = "; ".join(describe(x, local) + (" (CSV from before the mode columns)" if old else
+                                        " (the default)" if is_default(x) else "")
+                  for x, old in modes)
+    c = cpu_of(rows) if cpu else None
+    return f"mode: {m}" + (f"; CPU: {c}" if c else "")
