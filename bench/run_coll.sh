@@ -8,6 +8,7 @@
 # usage: bench/run_coll.sh [--build DIR] [--np P] [--min B --max B | --sizes LIST] [--quick]
 #                          [--coll LIST] [--algs LIST] [--nt LIST] [--sparsity S] [--validate]
 #                          [--budget S] [--out DIR] [--no-plot] [--only openmpi-shm|openmpi-tcp|mpich]
+#                          [--sync barrier] [--align A] [--offset N|S/R]
 #   --np P      ranks (default 2; over 2 adds --oversubscribe for Open MPI)
 #   --quick     vred's automatic choice only (--algs auto), sizes 4K 64K 1M 16M, --budget 0.4:
 #               the headline `make bench` prints (about a minute at 2 ranks); every algorithm's
@@ -18,6 +19,12 @@
 #               and inside a node ma, dpml, pipe); openmpi-tcp leaves the shared-memory ones out
 #               (VRED_NODE_SIZE=1: every rank its own node, nothing for them to serve)
 #   --nt LIST   each vred algorithm under each copy mode (off,on,auto): columns ALG/MODE
+# Mode (vred-bench coll's; every table header, CSV row and plot title says which):
+#   default     calls back to back (one barrier per timed batch, none per call, as IMB and OSU)
+#               on buffers from plain malloc: the way applications call
+#   --sync barrier  a barrier before every call;  --align A  A-aligned buffers (e.g. 64);
+#   --offset N  buffers N bytes past a 4096-aligned address (S/R: send S, receive R)
+#               A mode other than the default adds it to the file names (coll-NAME-npP-barrier-align64.*)
 # Transports (each its own run and CSV):
 #   openmpi-shm  mpirun.openmpi                                  shared memory (vader)
 #   openmpi-tcp  mpirun.openmpi --mca btl tcp,self, VRED_NODE_SIZE=1 (vred models every rank as a node)
@@ -36,6 +43,7 @@ only=
 colls=allreduce,reduce,reduce_scatter_block,bcast,allgather
 default_colls=$colls
 algs=
+mode=()
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -52,11 +60,23 @@ while [ $# -gt 0 ]; do
     --validate) extra+=(--validate); shift ;;
     --only) only=$2; shift 2 ;;
     --no-plot) plot=0; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --sync|--align|--offset) mode+=("$1" "$2"); shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "run_coll.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
+# The mode's file-name tag: empty for the default, e.g. -barrier-align64, -offset0_16 otherwise.
+tag=
+set -- "${mode[@]+"${mode[@]}"}"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --sync) case $2 in barrier|call) tag+=-barrier ;; esac ;;
+    --align) tag+=-align$2 ;;
+    --offset) tag+=-offset${2//\//_} ;;
+  esac
+  shift 2
+done
 if [ -n "$sizes" ]; then sweep=(--sizes "$sizes"); else sweep=(--min "$minb" --max "$maxb"); fi
 
 root_flag=()
@@ -77,13 +97,16 @@ run() { # NAME LAUNCHER... (the vred-bench path ends it)
   # Over TCP (every rank its own node) vred's bcast/allgather are the MPI's: nothing to compare.
   if [ "$name" = openmpi-tcp ] && [ "$c" = "$default_colls" ]; then c=allreduce,reduce,reduce_scatter_block; fi
   echo "== $name ($np ranks): $*" >&2
-  if "$@" coll --label "$name" "${sweep[@]}" --budget "$budget" --coll "$c" --algs "$a" "${extra[@]}" \
-      --csv "$out/coll-$name-np$np.csv" >"$out/coll-$name-np$np.txt"; then :; else
-    echo "   $name: vred-bench coll failed (exit $?); see $out/coll-$name-np$np.txt" >&2
+  local f=$out/coll-$name-np$np$tag
+  if "$@" coll --label "$name" "${sweep[@]}" --budget "$budget" --coll "$c" --algs "$a" \
+      "${extra[@]+"${extra[@]}"}" "${mode[@]+"${mode[@]}"}" --csv "$f.csv" >"$f.txt"; then :; else
+    echo "   $name: vred-bench coll failed (exit $?); see $f.txt" >&2
     failed=1
   fi
-  grep -E '^# (allreduce|reduce|scan|bcast|allgather|Size|\(B\)|validation|memcpy)|^  ' "$out/coll-$name-np$np.txt" | sed 's/^/   /' >&2
-  [ -s "$out/coll-$name-np$np.csv" ] && csvs+=("$out/coll-$name-np$np.csv")
+  # The mode line once (every table header repeats it).
+  grep -E '^# (allreduce|reduce|scan|bcast|allgather|Size|\(B\)|validation|memcpy|mode|cpu)|^  ' "$f.txt" |
+    awk '!/^# mode:/ || !seen[$0]++' | sed 's/^/   /' >&2
+  [ -s "$f.csv" ] && csvs+=("$f.csv")
   return 0
 }
 

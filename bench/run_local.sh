@@ -3,13 +3,16 @@
 # AVX-512/SVE tail comparison; writes tables, CSV and PNGs to bench/results/ (not versioned).
 #
 # usage: bench/run_local.sh [--build DIR] [--full] [--validate] [--isa ISA] [--case LIST]
-#                           [--out DIR] [--no-plot] [--counters]
+#                           [--out DIR] [--no-plot] [--counters] [--align A | --offset N|S/R]
 #   default   a short run (a few minutes on 2 cores): sizes 1K 16K 256K 4M 64M, the six default
 #             cases (f32 sum, f64 max, i32 prod, u8 sum, u8 band, i64 bxor), warm and cold
 #   --full    the whole sweep, 1 KiB .. 128 MiB in powers of two
 #   --isa     best (default) | scalar | sse41 | avx2 | avx512 | all   (vred's ISA cap)
 #   --case    type:op,... | default | all
 #   --counters  also run tools/bench/counters.sh (callgrind; a few minutes more)
+#   --align A / --offset N   the buffers' placement (vred-bench local's); default: plain malloc
+#             (glibc: 16 mod 64), the way applications allocate. Calls are always back to back.
+#             A placement other than the default adds it to the file names (local-NAME-align64.*).
 #
 # Baselines, each in its own process, vred (MPI_Reduce_local) against PMPI_Reduce_local:
 #   openmpi-avx    mpirun.openmpi -np 1            Open MPI 4.1's default op/avx component (AVX-512)
@@ -24,6 +27,7 @@ full=0 plot=1 counters=0
 extra=()
 isa=best
 cases=default
+mode=() tag=
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -34,7 +38,8 @@ while [ $# -gt 0 ]; do
     --case) cases=$2; shift 2 ;;
     --no-plot) plot=0; shift ;;
     --counters) counters=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --align|--offset) mode+=("$1" "$2"); tag+=-${1#--}${2//\//_}; shift 2 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "run_local.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -59,10 +64,13 @@ csvs=()
 run() { # NAME LAUNCHER... -- (vred-bench path follows in the launcher)
   local name=$1; shift
   echo "== $name: $*" >&2
-  "$@" local --case "$cases" --isa "$isa" "${sweep[@]}" "${extra[@]}" \
-    --csv "$out/local-$name.csv" >"$out/local-$name.txt"
-  csvs+=("$out/local-$name.csv")
-  grep -E '^# (MPI library|case|Size|\(B\))|^  ' "$out/local-$name.txt" | sed 's/^/   /' >&2
+  local f=$out/local-$name$tag
+  "$@" local --case "$cases" --isa "$isa" "${sweep[@]}" "${extra[@]+"${extra[@]}"}" "${mode[@]+"${mode[@]}"}" \
+    --csv "$f.csv" >"$f.txt"
+  csvs+=("$f.csv")
+  # The mode line once (every table header repeats it).
+  grep -E '^# (MPI library|machine|mode|case|Size|\(B\))|^  ' "$f.txt" | awk '!/^# mode:/ || !seen[$0]++' |
+    sed 's/^/   /' >&2
 }
 
 ran=0
