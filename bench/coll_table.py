@@ -18,7 +18,11 @@ usage: bench/coll_table.py FILE.csv [FILE.csv ...]
              at large sizes the two often differ by less than the noise.
 """
 import csv
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_mode  # noqa: E402
 from collections import defaultdict
 
 TIE = 0.02  # relative difference below which two medians of this noisy machine are a tie
@@ -55,6 +59,7 @@ def tables(paths):
         if r0 is None:
             continue
         print(f"\n#### {r0['label']}, {r0['ranks']} ranks ({path.split('/')[-1]})\n")
+        print(f"{bench_mode.heading([r0])}\n")
         if r0.get("memcpy_gbs"):
             print(f"memcpy rate {float(r0['memcpy_gbs']):.2f} GB/s (read+write, all ranks of the node); "
                   "DAV = the YHCCL data-access volume (allreduce s(5p-1), reduce s(3p+1), "
@@ -133,7 +138,7 @@ def switch(paths):
         by, impls, r0 = load(path)
         if r0 is None:
             continue
-        print(f"\n{r0['label']}, {r0['ranks']} ranks ({path.split('/')[-1]}):")
+        print(f"\n{r0['label']}, {r0['ranks']} ranks ({path.split('/')[-1]}; {bench_mode.heading([r0])}):")
         colls = []
         for c, _ in by:
             if c not in colls:

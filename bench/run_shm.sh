@@ -15,11 +15,14 @@
 #
 # usage: bench/run_shm.sh [--build DIR] [--np P] [--mpich | --both] [--full] [--budget S]
 #                         [--validate] [--only algs|nt] [--sizes LIST] [--out DIR] [--no-plot]
+#                         [--sync barrier] [--align A] [--offset N|S/R]
 #   default   Open MPI 4.1 over shared memory (--mca btl self,vader), sizes in powers of 4,
 #             --budget 0.5 s per (collective, size): about 1 + 2 minutes on 2 cores
 #   --full    sizes in powers of 2 (about twice as long)
 #   --mpich   MPICH (mpirun.mpich) instead; --both: Open MPI, then MPICH
 #   --sizes   explicit sizes for both ablations instead of the sweeps (a smoke test: 64K,1M)
+#   --sync barrier | --align A | --offset N|S/R   vred-bench coll's measuring mode (default: calls
+#             back to back on malloc'd buffers); another mode tags the file names (-barrier-align64)
 # These machines are shared and noisy: read the ratios and the switch points, and run twice before
 # moving a threshold.
 set -euo pipefail
@@ -30,6 +33,7 @@ out=$root/bench/results/shm
 np=2 step=4 budget=0.5 plot=1 only= sizes=
 flavors=(openmpi)
 validate=()
+mode=() tag=
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -43,7 +47,11 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --no-plot) plot=0; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --sync|--align|--offset)
+      mode+=("$1" "$2")
+      case $1 in --sync) [ "$2" = barrier ] && tag+=-barrier ;; *) tag+=-${1#--}${2//\//_} ;; esac
+      shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "run_shm.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -73,14 +81,15 @@ bench() { # FLAVOR NAME vred-bench-coll-args...
     failed=1
     return 0
   fi
-  local base=$out/shm-$name-$flavor-np$np
+  local base=$out/shm-$name-$flavor-np$np$tag
   echo "== $name, $flavor, $np ranks: vred-bench coll $*" >&2
-  if "${launcher[@]}" "$exe" coll --label "$flavor-shm-$name" --budget "$budget" "${validate[@]}" "$@" \
-      --csv "$base.csv" >"$base.txt"; then :; else
+  if "${launcher[@]}" "$exe" coll --label "$flavor-shm-$name" --budget "$budget" "${validate[@]}" \
+      "${mode[@]+"${mode[@]}"}" "$@" --csv "$base.csv" >"$base.txt"; then :; else
     echo "   vred-bench coll failed (exit $?); see $base.txt" >&2
     failed=1
   fi
-  grep -E '^# (allreduce|reduce|bcast|allgather|memcpy|validation)|^  ' "$base.txt" | cut -c1-160 | sed 's/^/   /' >&2
+  grep -E '^# (allreduce|reduce|bcast|allgather|memcpy|validation|mode)|^  ' "$base.txt" | awk '!/^# mode:/ || !seen[$0]++' |
+    cut -c1-160 | sed 's/^/   /' >&2
   [ -s "$base.csv" ] && csvs+=("$base.csv")
   return 0
 }
@@ -101,12 +110,12 @@ if [ $plot = 1 ]; then
     echo "run_shm.sh: matplotlib missing (python3 -m pip install matplotlib); no PNGs" >&2
   fi
 fi
-python3 "$root/bench/coll_table.py" "${csvs[@]}" >"$out/shm-tables-np$np.md"
-python3 "$root/bench/coll_table.py" --switch "${csvs[@]}" >"$out/switch-points-np$np.txt"
-cat "$out/shm-tables-np$np.md"
+python3 "$root/bench/coll_table.py" "${csvs[@]}" >"$out/shm-tables-np$np$tag.md"
+python3 "$root/bench/coll_table.py" --switch "${csvs[@]}" >"$out/switch-points-np$np$tag.txt"
+cat "$out/shm-tables-np$np$tag.md"
 echo
 echo "## Switch points (from the CSVs; see bench/coll_table.py --switch)"
-cat "$out/switch-points-np$np.txt"
+cat "$out/switch-points-np$np$tag.txt"
 echo
 echo "results in $out" >&2
 exit $failed
