@@ -8,7 +8,8 @@ vred-bench coll and local write it in two columns (issue 16):
            alignA        aligned_alloc(A) (--align A)
            offsetN       N bytes past a 4096-aligned address (--offset N)
            offsetS/R     send (local: in) S, receive (local: inout) R bytes past one (--offset S/R)
-and the CPU's model name in a column cpu. CSVs written before those columns were all taken with a
+and the CPU's model name in a column cpu. Also the one colour of each implementation that every
+plot uses (COLORS, color_of). CSVs written before those columns were all taken with a
 barrier before every collective call on 64-byte-aligned buffers (local: back to back, 64-byte-
 aligned slots of a 4096-aligned pool): legacy() says so.
 """
@@ -66,11 +67,32 @@ def cpu_of(rows):
     return None
 
 
-def heading(rows, local=False, cpu=True):
-    """'mode: back-to-back calls, malloc'd buffers (the default); CPU: AMD EPYC' for a set of rows."""
+def heading(rows, local=False, cpu=True, short=False):
+    """'mode: back-to-back calls, malloc'd buffers (the default); CPU: AMD EPYC' for a set of rows
+    (short: without the parenthesis)."""
     modes = sorted({(mode_of(r), not r.get("sync")) for r in rows})
-    m = "; ".join(describe(x, local) + (" (CSV from before the mode columns)" if old else
+    m = "; ".join(describe(x, local) + ("" if short else " (CSV from before the mode columns)" if old else
                                         " (the default)" if is_default(x) else "")
                   for x, old in modes)
     c = cpu_of(rows) if cpu else None
     return f"mode: {m}" + (f"; CPU: {c}" if c else "")
+
+
+# One colour per implementation, the same in every plot (plot.py and report.py). "auto" is vred's
+# own choice, as is "vred" in the MPI_Reduce_local plots; "mpi" is the MPI library's.
+COLORS = {"mpi": "black", "auto": "#d62728", "vred": "#d62728", "memcpy": "#7f7f7f",
+          "binomial": "#1f77b4", "redscat": "#ff7f0e", "ring": "#2ca02c", "recdbl": "#8c564b",
+          "ma": "#9467bd", "dpml": "#e377c2", "pipe": "#17becf", "masked tail": "#1f77b4",
+          "cascade": "#ff7f0e"}
+_SPARE = ["#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
+          "#31a354", "#756bb1", "#636363", "#9c9ede", "#cedb9c", "#e7ba52", "#ad494a", "#de9ed6"]
+
+
+def color_of(name):
+    """The fixed colour of an implementation (or case); a stable one of its name if it has none."""
+    if name in COLORS:
+        return COLORS[name]
+    h = 0
+    for ch in name:
+        h = (h * 131 + ord(ch)) % 1000003
+    return _SPARE[h % len(_SPARE)]

@@ -47,24 +47,8 @@ import bench_mode  # noqa: E402
 
 MODES = ("warm", "cold")
 
-# One colour per implementation, the same in every plot. "auto" is vred's own choice, as is "vred"
-# in the MPI_Reduce_local plots; "mpi" is the MPI library's.
-COLORS = {"mpi": "black", "auto": "#d62728", "vred": "#d62728", "memcpy": "#7f7f7f",
-          "binomial": "#1f77b4", "redscat": "#ff7f0e", "ring": "#2ca02c", "recdbl": "#8c564b",
-          "ma": "#9467bd", "dpml": "#e377c2", "pipe": "#17becf", "masked tail": "#1f77b4",
-          "cascade": "#ff7f0e"}
-_SPARE = ["#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
-          "#31a354", "#756bb1", "#636363", "#9c9ede", "#cedb9c", "#e7ba52", "#ad494a", "#de9ed6"]
-
-
-def color_of(name):
-    """The fixed colour of an implementation (or case); a stable one of its name if it has none."""
-    if name in COLORS:
-        return COLORS[name]
-    h = 0
-    for ch in name:
-        h = (h * 131 + ord(ch)) % 1000003
-    return _SPARE[h % len(_SPARE)]
+# One colour per implementation, the same in every plot (bench_mode.py; report.py uses it too).
+COLORS, color_of = bench_mode.COLORS, bench_mode.color_of
 
 
 RATIO_TICKS = (1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64, 128)

@@ -17,7 +17,11 @@ import os
 import re
 import statistics
 import sys
+import textwrap
 from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_mode  # noqa: E402
 
 try:
     import matplotlib
@@ -126,6 +130,31 @@ def size_axis(ax, sizes, label="bytes"):
     ax.grid(True, which="both", alpha=0.3)
 
 
+def mode_sentence(rs, local=False):
+    """'Measuring mode: ...' for the vred-bench rows of an experiment (bench/bench_mode.py)."""
+    if not rs:
+        return ""
+    modes = sorted({bench_mode.mode_of(r) for r in rs})
+    old = any(not r.get("sync") for r in rs)
+    s = "Measuring mode: " + "; ".join(
+        bench_mode.describe(m, local) + (" (vred-bench's default: the way applications call, as IMB and OSU)"
+                                         if bench_mode.is_default(m) else "") for m in modes)
+    if old:
+        s += (" (results from a vred-bench older than the mode columns, whose only mode this was; "
+              "rerun the experiment for the default mode)")
+    return s + ".\n"
+
+
+def vred_bench_rows(res):
+    """Every vred-bench coll/local CSV row under the results (for the report's mode line)."""
+    out = []
+    for f in sorted(glob.glob(os.path.join(res, "**", "*.csv"), recursive=True)):
+        rs = rows(f)
+        if rs and (("collective" in rs[0] and "impl" in rs[0]) or "vred_us" in rs[0]):
+            out += rs
+    return out
+
+
 def load_caveat(R, name):
     l1 = R.loads.get(name)
     if l1 is not None and l1 > 2.5:
@@ -203,7 +232,8 @@ def fig_local(rs, img):
         logy(ax)
         size_axis(ax, sizes, "buffer size (bytes)")
         ax.set_ylabel("GB/s (reduction 3 x size, memcpy 2 x size)", fontsize=8)
-        ax.set_title(f"MPI_Reduce_local {ty} {op.upper()}, cold cache", fontsize=9)
+        ax.set_title(f"MPI_Reduce_local {ty} {op.upper()}, cold cache\n"
+                     + textwrap.fill(bench_mode.heading(sel, local=True, short=True), 66), fontsize=8)
         ax.legend(fontsize=6)
     return savefig(fig, img, "local.png")
 
@@ -234,6 +264,7 @@ def exp_local(R):
         + (f", except the {sat} u8 SUM rows against op/avx: Open MPI 4.1's AVX-512 component *saturates* 8-bit sums "
            "(0x9f + 0x60 gives 0xff), vred wraps as C, the MPI standard's scalar operators and Open MPI's own "
            "`--mca op ^avx` do (those rows are equal)" if sat else "") + ".\n")
+    R.w(mode_sentence(rs, local=True))
     R.fig(fig_local(rs, R.img), "MPI_Reduce_local GB/s vs size")
 
     def get(bl, isa, ty, op, mode, size):
@@ -608,6 +639,7 @@ def exp_copy(R):
             body.append([coll, form, pred, f"{txt}" + (f" ({alg})" if alg else "")])
         R.w(f"\nThe adaptive rule in the collectives (2 ranks, `bench/run_shm.sh --only nt`: each algorithm with "
             f"ordinary, streaming and adaptive copies, alternating; C = {C} MiB from hwloc):\n")
+        R.w(mode_sentence([r for f in sorted(glob.glob(os.path.join(d, "shm-nt-*.csv"))) for r in rows(f)]))
         R.w(table(["collective", "working set (p = 2)", "rule predicts streaming", "measured (bench/coll_table.py --switch)"], body))
         R.w("\n- Honest line: this VM reports the host's 480 MiB L3 as its last-level cache, so C is far larger than "
             "the cache the guest can fill; the rule therefore switches later than the measurement (the docs/shm.md "
@@ -634,13 +666,14 @@ def fig_reduce(rs, sp, img):
         for impl in ("binomial", "redscat", "ring", "auto"):
             pts = sorted((int(r["size_bytes"]), float(r["median_us"])) for r in rs if r["impl"] == impl)
             if pts:
-                ax.plot([p[0] for p in pts], [mpi[p[0]] / p[1] for p in pts], "o-" if impl != "auto" else "k--",
-                        markersize=3, label=impl)
-        ax.axhline(1, color="black", linewidth=0.8)
+                ax.plot([p[0] for p in pts], [mpi[p[0]] / p[1] for p in pts], "o-", color=bench_mode.color_of(impl),
+                        linewidth=2.0 if impl == "auto" else 1.2, markersize=3, label=impl)
+        ax.axhline(1, color="black", linewidth=0.8, linestyle="--")
         size_axis(ax, list(mpi), "vector size per rank (bytes)")
         ax.set_ylim(bottom=0)
         ax.set_ylabel("MPI time / algorithm time")
-        ax.set_title("MPI_Reduce, 2 ranks over TCP: vred's algorithms vs Open MPI", fontsize=9)
+        ax.set_title("MPI_Reduce, 2 ranks over TCP: vred's algorithms vs Open MPI\n"
+                     + textwrap.fill(bench_mode.heading(rs, short=True), 70), fontsize=8)
         ax.legend(fontsize=7)
     if sp:
         ax = axes[0][k]
@@ -670,6 +703,7 @@ def exp_reduce(R):
     R.w("Here: 2 ranks on one VM over Open MPI's TCP transport with `VRED_NODE_SIZE=1` (every rank its own "
         "\"node\", so vred uses its point-to-point algorithms as between nodes); `vred-bench coll` alternates "
         "the MPI's MPI_Reduce and each algorithm, float SUM, every result checked bit for bit.\n")
+    R.w(mode_sentence(rs + [r for f in sorted(glob.glob(os.path.join(d, "reduce-threads*.csv"))) for r in rows(f)]))
     R.fig(fig_reduce(rs, [r for r in sp if r["collective"] == "reduce" and r["dense_rank"] == "-"], R.img),
           "reduce algorithms and compression")
     if rs:
@@ -909,6 +943,19 @@ def main():
         head.append(f"**`make bench` from a fresh clone** (`git clone` + `time make bench`: dependencies check, build, "
                     f"Reduce_local, collectives, summary): **{real.group(1) if real else '?'}**"
                     f"{', started ' + when.group(1) if when else ''} (limit: 10 minutes).\n")
+    vb = vred_bench_rows(a.results)
+    if vb:
+        ms = sorted({bench_mode.mode_of(r) for r in vb})
+        old = any(not r.get("sync") for r in vb)
+        head.append("**Measuring mode** (every `vred-bench coll` and `local` figure below; each experiment repeats it): "
+                    + "; ".join(bench_mode.describe(m) for m in ms)
+                    + (". That is vred-bench's default, the way applications call: calls back to back (one barrier "
+                       "per timed batch, none per call, as IMB and OSU), buffers from plain malloc (glibc: 16 mod 64 for large blocks)"
+                       if ms == [bench_mode.DEFAULT] else "")
+                    + (". These results come from a vred-bench older than its mode columns, which put a barrier before "
+                       "every collective call on 64-byte-aligned buffers: the second mode, not the headline; `make "
+                       "report` measures in the default mode (back-to-back calls, malloc'd buffers)" if old else "")
+                    + ".\n")
     loads = {k: v for k, v in R.loads.items() if v is not None}
     if loads:
         hi = {k: v for k, v in loads.items() if v > 2.5}

@@ -12,7 +12,10 @@
 # Results: bench/results/report/<experiment>/ (not versioned): every experiment's raw output,
 # CSV, the exact commands (commands.txt) and the machine's load before and after (load.txt);
 # bench/results/report/machine.txt (CPU, vred-info, MPIs, git revision). The full run takes
-# about 35 minutes on the project's 2-core VM.
+# about 35 minutes on the project's 2-core VM. Every vred-bench run is in its default measuring
+# mode, the way applications call: calls back to back (one barrier per timed batch, none per call,
+# as IMB and OSU) on buffers from malloc; the CSVs record it (columns sync, buffers, cpu) and
+# bench/report.py says it in the report and its figures.
 #
 #   1 local     MPI_Reduce_local vs memcpy per ISA, u8 SUM/BAND, f32 SUM, 1 KiB-128 MiB, against
 #               Open MPI's scalar operators (--mca op ^avx) and its AVX-512 component (first paper,
@@ -80,6 +83,7 @@ load() { # the machine's other load, for the report
   echo "mpich: $(mpirun.mpich --version 2>/dev/null | sed -n 's/^ *Version: *//p' | head -1)"
   echo "compiler: $(cc --version | head -1)"
   echo "quick: $quick"
+  echo "vred-bench mode: default (calls back to back, one barrier per timed batch; buffers from malloc)"
   echo "lite: $lite"
   echo "load at start:"; load
   echo
