@@ -1,6 +1,7 @@
 # `cmake --install <build> [--prefix P]`: what vred puts where, and how other builds find it.
 #
 #   include/vred.h                           the MPI-free API
+#   include/vred_mpi.h                       libvred-mpi.so's extension API (with a flavor)
 #   lib/libvred.so.0.1 (.so.0, .so)          the MPI-free library
 #   lib/vred/<flavor>/libvred-mpi.so         the PMPI library, one per MPI flavor (same name in
 #                                            each: the name users preload or pass to -lvred-mpi)
@@ -122,6 +123,11 @@ foreach(F ${VRED_MPI_FLAVORS})
     DESTINATION ${VRED_INSTALL_PKGCONFIGDIR})
   list(APPEND VRED_INSTALLED_FLAVORS ${F})
 endforeach()
+# The extension API of libvred-mpi.so (vred_mpi_force, vred_mpi_last_alg, ...), next to vred.h,
+# which it includes; it needs the MPI's mpi.h, so it comes with the PMPI library.
+if(VRED_INSTALLED_FLAVORS)
+  install(FILES ${PROJECT_SOURCE_DIR}/include/vred_mpi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
 
 # ---- CMake package ------------------------------------------------------------------------
 install(EXPORT vredTargets NAMESPACE vred:: DESTINATION ${VRED_INSTALL_CMAKEDIR})

@@ -139,8 +139,7 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
     return vred_front_run(coll, a, rc, user_comm);
 }
 
-VRED_API int vred_mpi_force(const char *collective, const char *algorithm);
-VRED_API const char *vred_mpi_last_alg(void);
+/* The extension API (include/vred_mpi.h, where each function is described). */
 
 int vred_mpi_force(const char *collective, const char *algorithm)
 {
@@ -154,11 +153,6 @@ int vred_mpi_force(const char *collective, const char *algorithm)
 
 const char *vred_mpi_last_alg(void) { return vred_alg_name(last_alg); }
 
-VRED_API int vred_mpi_nt(const char *mode);
-
-/* Copies out of shared memory: "auto" (the paper's rule), "on" (streaming), "off" (ordinary),
- * or "env" (VRED_NT again), from now on in this process; for the benchmarks' ablations. Every
- * rank may choose differently: it changes no result. 0, or -1 for an unknown mode. */
 int vred_mpi_nt(const char *mode)
 {
     static const char *const names[] = {"auto", "on", "off"}; /* vred_nt_mode order */
@@ -174,11 +168,6 @@ int vred_mpi_nt(const char *mode)
     return -1;
 }
 
-VRED_API int vred_mpi_predict(const char *collective, const char *algorithm, MPI_Comm comm,
-                              size_t bytes, double *seconds);
-
-/* The cost model's prediction for (collective, algorithm) on comm (collective over comm the
- * first time, as any vred collective); 0, or -1 for an unknown pair or communicator. */
 int vred_mpi_predict(const char *collective, const char *algorithm, MPI_Comm comm, size_t bytes,
                      double *seconds)
 {

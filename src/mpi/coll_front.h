@@ -8,6 +8,7 @@
 
 #include "coll/coll.h"
 #include "next.h"
+#include "vred_mpi.h"
 
 #define VRED_MPI_EXPORT __attribute__((visibility("default")))
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <mpi.h>
 #include "vred.h"
+#include "vred_mpi.h"
 
 /* Classes of mpi_types.def. */
 enum {
@@ -70,7 +71,6 @@ static inline int vred_mpi_map(MPI_Datatype dt, MPI_Op op, vred_type *vt, vred_o
     return 1;
 }
 
-/* Exported for tests and tools: 1 and the vred type/op (as ints) if vred serves the pair. */
-VRED_API int vred_mpi_lookup(MPI_Datatype datatype, MPI_Op op, int *type, int *vop);
+/* vred_mpi_lookup (include/vred_mpi.h) is the exported form of vred_mpi_map. */
 
 #endif

@@ -38,6 +38,9 @@ run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${P}")
 must_exist(${INCLUDEDIR}/vred.h ${LIBDIR}/libvred.so ${LIBDIR}/libvred.so.0
   ${CMAKEDIR}/vredConfig.cmake ${CMAKEDIR}/vredConfigVersion.cmake ${CMAKEDIR}/vredTargets.cmake
   ${PKGCONFIGDIR}/vred.pc ${BINDIR}/vred-info)
+if(FLAVORS)
+  must_exist(${INCLUDEDIR}/vred_mpi.h)
+endif()
 foreach(F ${FLAVORS})
   must_exist(${LIBDIR}/vred/${F}/libvred-mpi.so ${PKGCONFIGDIR}/vred-mpi-${F}.pc)
   if(EXISTS "${P}/${LIBDIR}/vred/${F}/vred-bench")
