@@ -25,8 +25,9 @@
 #include <mpi.h>
 #include "bad_input.h"
 
-extern const char *vred_mpi_last_alg(void) __attribute__((weak));
-extern int vred_mpi_force(const char *collective, const char *algorithm) __attribute__((weak));
+/* libvred-mpi.so's extension API, weak: null when the MPI runs alone. */
+#define VRED_MPI_WEAK
+#include "vred_mpi.h"
 
 static int failures, rank, nprocs;
 

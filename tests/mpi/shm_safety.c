@@ -24,8 +24,9 @@
 #include <unistd.h>
 #include "proc_usage.h"
 
-extern int vred_mpi_force(const char *collective, const char *algorithm) __attribute__((weak));
-extern const char *vred_mpi_last_alg(void) __attribute__((weak));
+/* libvred-mpi.so's extension API, weak: null when the MPI runs alone. */
+#define VRED_MPI_WEAK
+#include "vred_mpi.h"
 
 static int rank, size, failed;
 

@@ -5,8 +5,9 @@
 #include <string.h>
 #include "soak_mix.h"
 
-extern int vred_mpi_force(const char *collective, const char *algorithm) __attribute__((weak));
-extern const char *vred_mpi_last_alg(void) __attribute__((weak));
+/* libvred-mpi.so's extension API, weak: null when the MPI runs alone. */
+#define VRED_MPI_WEAK
+#include "vred_mpi.h"
 
 enum { ALLREDUCE, REDUCE, REDUCE_SCATTER, BCAST, ALLGATHER };
 static const char *const coll_names[MIX_COLLS] = {"allreduce", "reduce", "reduce_scatter",

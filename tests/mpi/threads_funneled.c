@@ -21,7 +21,9 @@
 #include <unistd.h>
 #include <mpi.h>
 
-extern int vred_mpi_force(const char *collective, const char *algorithm) __attribute__((weak));
+/* libvred-mpi.so's extension API, weak: null when the MPI runs alone. */
+#define VRED_MPI_WEAK
+#include "vred_mpi.h"
 
 static long on_main, elsewhere;
 

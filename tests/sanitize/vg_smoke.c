@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern int vred_mpi_force(const char *collective, const char *algorithm);
-extern const char *vred_mpi_last_alg(void);
+#include "vred_mpi.h"
 
 static int rank, size;
 static long passed, failed;
