@@ -4,7 +4,7 @@
  * libvred-mpi.so serves MPI_Reduce_local, MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter(_block),
  * MPI_Scan, MPI_Exscan, MPI_Bcast and MPI_Allgather without any of this: a program needs this
  * header only to steer vred (force an algorithm, the copy mode), to ask it what it did (the
- * algorithm of the last call) or what it predicts. It also exports the
+ * algorithm of the last call, the VRED_STATS counts) or what it predicts. It also exports the
  * MPI-free API of vred.h.
  *
  * Link with libvred-mpi.so (before the MPI library), or preload it. A program that should also
@@ -67,6 +67,36 @@ VRED_MPI_API const char *vred_mpi_last_alg(void);
  * *vop (either may be NULL); 0 if such calls go to the MPI library. Valid between MPI_Init and
  * MPI_Finalize. */
 VRED_MPI_API int vred_mpi_lookup(MPI_Datatype datatype, MPI_Op op, int *type, int *vop);
+
+/*
+ * VRED_STATS counts (README, "What did vred do?"). With VRED_STATS set (1, on, gather or sum)
+ * every call vred intercepts is counted once, in this process, by collective, size class and
+ * what served it; MPI_Finalize prints the counts as `vred-stats` lines. One row:
+ */
+typedef struct {
+    const char *coll;   /* "reduce", "allreduce", "reduce_scatter", "scan", "exscan", "bcast",
+                           "allgather", "reduce_local" */
+    const char *size;   /* the size class of the calls' bytes: "<4K", "4K-64K", "64K-1M",
+                           "1M-16M", ">=16M" (powers of 16; K = 1024) */
+    const char *alg;    /* the vred algorithm that served them (MPI_Reduce_local: the ISA of
+                           its kernels, "avx512", ...), or "mpi": the MPI library served them */
+    const char *reason; /* alg "mpi": why vred passed them on ("user-op", "derived-type",
+                           "below-threshold", ...: the table in docs/collectives.md); else NULL */
+    unsigned long long calls;
+    unsigned long long bytes; /* sum over the calls of count x MPI_Type_size (reduce_scatter:
+                                 the whole input; allgather: one rank's block); a call the MPI
+                                 returned an error for adds none */
+    double seconds;           /* wall time spent in these calls, vred's or the MPI's */
+} vred_mpi_stat;
+
+/* Calls fn(row, arg) for every row with calls, in a fixed order (collective, size class,
+ * vred's algorithms, then the reasons); the strings live as long as the library. Returns the
+ * number of rows, or -1 if VRED_STATS is off (nothing is counted). Thread-safe; a call still in
+ * progress in another thread may be missing or partly counted. */
+VRED_MPI_API int vred_mpi_stats(void (*fn)(const vred_mpi_stat *row, void *arg), void *arg);
+
+/* Sets every count of this process to zero (to count only a part of a run). */
+VRED_MPI_API void vred_mpi_stats_reset(void);
 
 /* ---- the cost model ------------------------------------------------------------------------ */
 

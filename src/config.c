@@ -60,6 +60,14 @@ static void apply_nt(vred_config *c, long i, const char *t) { (void)t; c->nt = (
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
 static void apply_slice(vred_config *c, long v, const char *t) { (void)t; c->shm_slice = v; }
+static void apply_stats(vred_config *c, long i, const char *t)
+{
+    /* "0|1|off|on|gather|sum": 0 and off, 1 and on are the same. */
+    static const vred_stats_mode modes[] = {VRED_STATS_OFF, VRED_STATS_ON,     VRED_STATS_OFF,
+                                            VRED_STATS_ON,  VRED_STATS_GATHER, VRED_STATS_SUM};
+    (void)t;
+    c->stats = modes[i];
+}
 
 /* The order of `accepted` matches the enum each apply() stores (the algorithm knobs store by
  * name, see ALGS). "best" in VRED_ISA is past the last ISA, i.e. no cap. */
@@ -100,6 +108,9 @@ static const knob knobs[] = {
      "split each node's ranks into k socket groups (testing); 0 = hwloc's packages", 0, 64},
     {"VRED_SHM_SLICE", KNOB_INT, "0..67108864", "0", apply_slice,
      "largest shared-memory slice in bytes (I_max, at least 4096); 0 = built in", 0, 64 << 20},
+    {"VRED_STATS", KNOB_ENUM, "0|1|off|on|gather|sum", "0", apply_stats,
+     "at MPI_Finalize, print what libvred-mpi did (vred-stats lines): per process (1, on), every "
+     "rank's on rank 0 (gather), the sums over ranks on rank 0 (sum)", 0, 0},
     {"VRED_TUNE_FILE", KNOB_PATH, "a file written by vred-bench tune", "", apply_tune,
      "cost-model parameters measured on this machine (default: built in)", 0, 0},
 };

@@ -29,6 +29,10 @@ typedef enum {
 /* VRED_NT: non-temporal (streaming) stores in shared-memory copies. */
 typedef enum { VRED_NT_AUTO, VRED_NT_ON, VRED_NT_OFF } vred_nt_mode;
 
+/* VRED_STATS: what libvred-mpi prints at MPI_Finalize (src/mpi/stats.c): nothing, each process
+ * its own lines, rank 0 every rank's lines, or rank 0 the sums over all ranks. */
+typedef enum { VRED_STATS_OFF, VRED_STATS_ON, VRED_STATS_GATHER, VRED_STATS_SUM } vred_stats_mode;
+
 typedef struct {
     vred_isa isa_cap;        /* VRED_ISA; VRED_ISA_COUNT = no cap */
     vred_tail_mode tail;     /* VRED_TAIL */
@@ -42,6 +46,7 @@ typedef struct {
     int sockets;             /* VRED_SOCKETS: split each node's ranks into k groups; 0 = hwloc */
     long shm_slice;          /* VRED_SHM_SLICE: largest slice I_max in bytes; 0 = built in */
     const char *tune_file;   /* VRED_TUNE_FILE: measured cost-model parameters; NULL = built in */
+    vred_stats_mode stats;   /* VRED_STATS */
 } vred_config;
 
 /* Parsed on first call; a malformed value is reported once on stderr with the accepted values,

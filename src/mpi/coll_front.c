@@ -10,11 +10,17 @@ static __thread vred_alg last_alg = VRED_ALG_MPI;
 
 void vred_front_passed(void) { last_alg = VRED_ALG_MPI; }
 
+int vred_front_alg(void) { return (int)last_alg; }
+
+/* What vred_mpi_force set for each collective (VRED_ALG_AUTO: nothing), read only to explain
+ * why a call went to the MPI (select_why). */
+static vred_alg forced[VRED_COLL_COUNT];
+
 /* A zeroed argument block on comm's state (made on first use); 0 if vred does not serve comm. */
 static int with_comm(vred_coll_args *a, MPI_Comm comm)
 {
     vred_comm *vc = vred_comm_get(comm);
-    if (!vc) return 0;
+    if (!vc) return vred_pass_comm(comm);
     memset(a, 0, sizeof *a);
     a->vc = vc;
     a->comm = vc->comm;
@@ -28,7 +34,8 @@ int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MP
 {
     vred_type vt;
     vred_op vo;
-    if (vred_mpi_disabled || !vred_mpi_map(datatype, op, &vt, &vo)) return 0;
+    if (vred_mpi_disabled) return vred_pass(VRED_WHY_DISABLED);
+    if (!vred_mpi_map(datatype, op, &vt, &vo)) return vred_pass_unmapped(datatype, op);
     if (!with_comm(a, comm)) return 0;
     a->e = &vred_entries[vo][vt];
     a->esize = vred_type_size(vt);
@@ -69,12 +76,12 @@ int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype dataty
 {
     /* The same life rule as the reductions': nothing before MPI_Init or after MPI_Finalize. */
     int state = __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE), size = 0;
-    if (vred_mpi_disabled || state == VRED_MPI_FINALIZED ||
-        (state != VRED_MPI_READY && !vred_mpi_tables_init()))
-        return 0;
+    if (vred_mpi_disabled) return vred_pass(VRED_WHY_DISABLED);
+    if (state == VRED_MPI_FINALIZED || (state != VRED_MPI_READY && !vred_mpi_tables_init()))
+        return vred_pass(VRED_WHY_NOT_INITIALIZED);
     if (datatype == MPI_DATATYPE_NULL || PMPI_Type_size(datatype, &size) != MPI_SUCCESS ||
         size <= 0)
-        return 0; /* erroneous (the MPI reports it) or nothing to move */
+        return vred_pass_type(datatype); /* erroneous (the MPI reports it) or nothing to move */
     if (!with_comm(a, comm)) return 0;
     a->esize = 1; /* a->e stays NULL: nothing to reduce */
     *type_bytes = (size_t)size;
@@ -91,6 +98,37 @@ static void single(vred_coll coll, const vred_coll_args *a)
     if (a->sbuf != a->rbuf && bytes) memcpy(a->rbuf, a->sbuf, bytes);
 }
 
+/* Why vred_select gave (coll, bytes) on vc to the MPI (counting only). select.c does not say,
+ * so this follows its order: a forced "mpi"; the threshold, for the automatic choice; else no
+ * algorithm could run, which happens only to a collective whose algorithms are all shared-memory
+ * ones (bcast, allgather; the others have point-to-point ones), for the first reason of
+ * select.c's usable() that holds. */
+static vred_why select_why(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    vred_alg want = __atomic_load_n(&forced[coll], __ATOMIC_RELAXED);
+    if (want == VRED_ALG_AUTO) {
+        want = vred_config_get()->alg[coll];
+        /* An algorithm the collective lacks is ignored (select.c warns): automatic. */
+        if (want != VRED_ALG_AUTO && want != VRED_ALG_MPI && !vred_alg_is_shm(coll, want) &&
+            vred_predict(coll, want, vc, bytes) < 0)
+            want = VRED_ALG_AUTO;
+    }
+    if (want == VRED_ALG_MPI) return VRED_WHY_FORCED;
+    if (want == VRED_ALG_AUTO && (double)bytes < vc->model.mpi_min_bytes[coll])
+        return VRED_WHY_BELOW_THRESHOLD;
+    if (!vred_config_get()->shm) return VRED_WHY_SHM_OFF;
+    if (vc->ppn < 2) return VRED_WHY_ONE_PER_NODE;
+    if (coll == VRED_COLL_ALLGATHER && vc->nodes > 1) return VRED_WHY_MULTI_NODE;
+    if (vc->shm_state < 0) return VRED_WHY_NO_SHM;
+    return VRED_WHY_UNKNOWN;
+}
+
+static int pass_select(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    if (vred_stats_on) vred_stats_set_why(select_why(coll, vc, bytes));
+    return 0;
+}
+
 int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_comm)
 {
     vred_alg alg;
@@ -102,7 +140,7 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
         !vred_node_get((vred_comm *)a->vc)) /* the front owns the state */
         fn = vred_select(coll, a->vc, bytes, &alg);
     last_alg = alg;
-    if (!fn) return 0;
+    if (!fn) return pass_select(coll, a->vc, bytes);
     *rc = MPI_SUCCESS;
     if (a->count == 0) return 1;
     if (a->size == 1) single(coll, a);
@@ -117,7 +155,7 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
     vred_alg alg;
     if (!vred_select(coll, a->vc, a->count * a->esize, &alg)) {
         last_alg = VRED_ALG_MPI;
-        return 0;
+        return pass_select(coll, a->vc, a->count * a->esize);
     }
     /* The same allreduce checks that every rank names the same root (allgather: 0 on every
      * rank): with different roots, erroneous, vred's algorithms would wait forever or move the
@@ -134,7 +172,9 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
     }
     if (!all[0]) {
         last_alg = VRED_ALG_MPI;
-        return 0;
+        /* Not served here: the front noted why. Served here, not on another rank (or the ranks
+         * could not agree). */
+        return local_ok ? vred_pass(VRED_WHY_OTHER_RANK) : 0;
     }
     return vred_front_run(coll, a, rc, user_comm);
 }
@@ -146,8 +186,11 @@ int vred_mpi_force(const char *collective, const char *algorithm)
     for (int c = 0; c < VRED_COLL_COUNT; c++)
         if (!strcmp(collective, vred_coll_name((vred_coll)c)))
             for (int g = 0; g < VRED_ALG_COUNT; g++)
-                if (!strcmp(algorithm, vred_alg_name((vred_alg)g)))
-                    return vred_select_force((vred_coll)c, (vred_alg)g);
+                if (!strcmp(algorithm, vred_alg_name((vred_alg)g))) {
+                    if (vred_select_force((vred_coll)c, (vred_alg)g)) return -1;
+                    __atomic_store_n(&forced[c], (vred_alg)g, __ATOMIC_RELAXED);
+                    return 0;
+                }
     return -1;
 }
 

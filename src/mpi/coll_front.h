@@ -8,11 +8,37 @@
 
 #include "coll/coll.h"
 #include "next.h"
+#include "stats.h"
 #include "vred_mpi.h"
 
 #define VRED_MPI_EXPORT __attribute__((visibility("default")))
 
-/* Fill a for (comm, datatype, op) if vred may serve it: 1, else 0 (pass through). */
+/*
+ * The body of a collective's MPI_<X>, with rc declared: SERVE is an expression, 1 if vred served
+ * the call (its result in rc) and 0 if not, having noted why (vred_pass); PASS is the MPI's call.
+ * Counting (VRED_STATS), the call is timed and counted as COLL (a vred_stats_coll) with BYTES,
+ * an expression that may read the call's arguments (evaluated after the call, when it
+ * succeeded or vred served it). Not counting, one branch.
+ */
+#define VRED_FRONT_BODY(COLL, SERVE, PASS, BYTES)                                               \
+    int rc;                                                                                     \
+    if (__builtin_expect(vred_stats_on != 0, 0)) {                                              \
+        uint64_t t0_ = vred_stats_now();                                                        \
+        if (SERVE) {                                                                            \
+            vred_stats_served(COLL, vred_front_alg(), (BYTES), t0_);                            \
+        } else {                                                                                \
+            vred_front_passed();                                                                \
+            rc = PASS;                                                                          \
+            vred_stats_passed(COLL, rc == MPI_SUCCESS ? (BYTES) : 0, t0_);                      \
+        }                                                                                       \
+        return rc;                                                                              \
+    }                                                                                           \
+    if (SERVE) return rc;                                                                       \
+    vred_front_passed();                                                                        \
+    return PASS;
+
+/* Fill a for (comm, datatype, op) if vred may serve it: 1, else 0 (pass through, the reason
+ * noted). Every 0 a front returns notes its reason the same way (vred_pass, stats.h). */
 int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MPI_Op op);
 
 /* Fill a for moving bytes (bcast, allgather: no op, a->e NULL, a->esize 1: the algorithms see
@@ -42,5 +68,8 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
 
 /* For the fronts: note that the MPI library serves this call. */
 void vred_front_passed(void);
+
+/* The algorithm (vred_alg) of this thread's last reduction collective. */
+int vred_front_alg(void);
 
 #endif

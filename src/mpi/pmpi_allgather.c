@@ -1,7 +1,8 @@
 /* MPI_Allgather (+ _c) through vred's algorithms; see coll_front.h for what passes through.
  * vred moves bytes: each rank's block is recvcount * size(recvtype) bytes on every rank (the
  * MPI's type-signature rule), and a rank can be served when its send and receive layouts are
- * packed (or the send is MPI_IN_PLACE, the block already in the receive buffer). */
+ * packed (or the send is MPI_IN_PLACE, the block already in the receive buffer). VRED_STATS
+ * counts one block's bytes, the size vred selects by. */
 #include "coll_front.h"
 
 static int serve(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -10,14 +11,21 @@ static int serve(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     vred_coll_args a;
     size_t rbytes;
     int rpacked, inplace = sendbuf == MPI_IN_PLACE;
-    if (recvcount < 0 || recvbuf == MPI_IN_PLACE) return 0;
+    if (recvcount < 0) return vred_pass(VRED_WHY_INVALID_ARG);
+    if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
     if (!vred_front_begin_bytes(&a, comm, recvtype, &rbytes, &rpacked)) return 0;
     a.count = (size_t)recvcount * rbytes; /* bytes of one block: the same on every rank */
     int ok = rpacked && (a.count == 0 || recvbuf);
-    if (!inplace) {
+    if (!ok) { /* why, should the ranks agree to pass the call on (and below) */
+        if (rpacked) vred_pass(VRED_WHY_INVALID_ARG);
+        else vred_pass_type(recvtype);
+    }
+    if (!inplace && ok) {
         /* The send side must be packed too and hold exactly one block. */
         size_t ssize = sendcount >= 0 ? vred_front_packed_size(sendtype) : 0;
-        ok = ok && ssize && (size_t)sendcount * ssize == a.count && (a.count == 0 || sendbuf);
+        ok = ssize && (size_t)sendcount * ssize == a.count && (a.count == 0 || sendbuf);
+        if (!ok && sendcount >= 0 && !ssize) vred_pass_type(sendtype);
+        else if (!ok) vred_pass(VRED_WHY_INVALID_ARG);
     }
     a.rbuf = recvbuf;
     a.sbuf = inplace ? vred_at(recvbuf, (size_t)a.rank * a.count, 1) : sendbuf;
@@ -28,10 +36,11 @@ VRED_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Dataty
                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm)
 {
-    int rc;
-    if (serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc)) return rc;
-    vred_front_passed();
-    return vred_next()->Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    VRED_FRONT_BODY(
+        VRED_SC_ALLGATHER,
+        serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc),
+        vred_next()->Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+        vred_stats_bytes(recvcount, recvtype))
 }
 VRED_PMPI(Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
@@ -42,11 +51,11 @@ VRED_MPI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
                                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                                     MPI_Datatype recvtype, MPI_Comm comm)
 {
-    int rc;
-    if (serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc)) return rc;
-    vred_front_passed();
-    return vred_next()->Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    comm);
+    VRED_FRONT_BODY(
+        VRED_SC_ALLGATHER,
+        serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc),
+        vred_next()->Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+        vred_stats_bytes(recvcount, recvtype))
 }
 VRED_PMPI(Allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),

@@ -5,8 +5,9 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
                  MPI_Op op, MPI_Comm comm, int *rc)
 {
     vred_coll_args a;
-    if (count < 0 || recvbuf == MPI_IN_PLACE) return 0;
-    if (count > 0 && (!recvbuf || !sendbuf)) return 0;
+    if (count < 0) return vred_pass(VRED_WHY_INVALID_ARG);
+    if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
+    if (count > 0 && (!recvbuf || !sendbuf)) return vred_pass(VRED_WHY_INVALID_ARG);
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     a.rbuf = recvbuf;
     a.sbuf = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
@@ -17,10 +18,9 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 VRED_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc;
-    if (serve(sendbuf, recvbuf, count, datatype, op, comm, &rc)) return rc;
-    vred_front_passed();
-    return vred_next()->Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+    VRED_FRONT_BODY(VRED_SC_ALLREDUCE, serve(sendbuf, recvbuf, count, datatype, op, comm, &rc),
+                    vred_next()->Allreduce(sendbuf, recvbuf, count, datatype, op, comm),
+                    vred_stats_bytes(count, datatype))
 }
 VRED_PMPI(Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                       MPI_Op op, MPI_Comm comm),
@@ -30,10 +30,9 @@ VRED_PMPI(Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 VRED_MPI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc;
-    if (serve(sendbuf, recvbuf, count, datatype, op, comm, &rc)) return rc;
-    vred_front_passed();
-    return vred_next()->Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+    VRED_FRONT_BODY(VRED_SC_ALLREDUCE, serve(sendbuf, recvbuf, count, datatype, op, comm, &rc),
+                    vred_next()->Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm),
+                    vred_stats_bytes(count, datatype))
 }
 VRED_PMPI(Allreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count,
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),

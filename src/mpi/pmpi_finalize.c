@@ -1,15 +1,18 @@
 /*
- * MPI_Finalize: vred frees what it keeps on MPI_COMM_WORLD/SELF while the MPI still runs, and
+ * MPI_Finalize: vred prints its VRED_STATS summary (collective over MPI_COMM_WORLD when
+ * gathered on rank 0), frees what it keeps on MPI_COMM_WORLD/SELF while the MPI still runs, and
  * from here on every call goes to the MPI library untouched. Without this, tables built while
  * MPI ran would keep serving MPI_Reduce_local after MPI_Finalize, where the MPI itself reports an
  * error (the standard makes such a call erroneous).
  */
 #include "comm.h"
 #include "next.h"
+#include "stats.h"
 #include "types.h"
 
 __attribute__((visibility("default"))) int MPI_Finalize(void)
 {
+    vred_stats_finalize();
     vred_comm_finalize();
     __atomic_store_n(&vred_mpi_state, VRED_MPI_FINALIZED, __ATOMIC_RELEASE);
     return vred_next()->Finalize();

@@ -5,13 +5,14 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
                  MPI_Op op, int root, MPI_Comm comm, int *rc)
 {
     vred_coll_args a;
-    if (count < 0) return 0;
+    if (count < 0) return vred_pass(VRED_WHY_INVALID_ARG);
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
-    if (root < 0 || root >= a.size) return 0;
+    if (root < 0 || root >= a.size) return vred_pass(VRED_WHY_INVALID_ARG);
     int at_root = a.rank == root;
     /* MPI_IN_PLACE is the root's send buffer only; the receive buffer matters at the root only. */
-    if ((at_root && recvbuf == MPI_IN_PLACE) || (!at_root && sendbuf == MPI_IN_PLACE)) return 0;
-    if (count > 0 && (!sendbuf || (at_root && !recvbuf))) return 0;
+    if ((at_root && recvbuf == MPI_IN_PLACE) || (!at_root && sendbuf == MPI_IN_PLACE))
+        return vred_pass(VRED_WHY_IN_PLACE);
+    if (count > 0 && (!sendbuf || (at_root && !recvbuf))) return vred_pass(VRED_WHY_INVALID_ARG);
     a.rbuf = at_root ? recvbuf : NULL;
     a.sbuf = at_root && sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     a.count = (size_t)count;
@@ -22,10 +23,9 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 VRED_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rc;
-    if (serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc)) return rc;
-    vred_front_passed();
-    return vred_next()->Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+    VRED_FRONT_BODY(VRED_SC_REDUCE, serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc),
+                    vred_next()->Reduce(sendbuf, recvbuf, count, datatype, op, root, comm),
+                    vred_stats_bytes(count, datatype))
 }
 VRED_PMPI(Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                    MPI_Op op, int root, MPI_Comm comm),
@@ -35,10 +35,9 @@ VRED_PMPI(Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 VRED_MPI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    int rc;
-    if (serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc)) return rc;
-    vred_front_passed();
-    return vred_next()->Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+    VRED_FRONT_BODY(VRED_SC_REDUCE, serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc),
+                    vred_next()->Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm),
+                    vred_stats_bytes(count, datatype))
 }
 VRED_PMPI(Reduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm),

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "kernels/dispatch.h"
 #include "next.h"
+#include "stats.h"
 #include "types.h"
 
 #define VRED_MPI_EXPORT __attribute__((visibility("default")))
@@ -16,11 +17,12 @@ static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
 {
     vred_type vt;
     vred_op vo;
-    if (vred_mpi_disabled || count < 0 || inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
-        return 0;
-    if (count > 0 && (!inbuf || !inoutbuf)) return 0;
+    if (vred_mpi_disabled) return vred_pass(VRED_WHY_DISABLED);
+    if (count < 0) return vred_pass(VRED_WHY_INVALID_ARG);
+    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
+    if (count > 0 && (!inbuf || !inoutbuf)) return vred_pass(VRED_WHY_INVALID_ARG);
     /* Only valid (op, type) pairs are in the tables. */
-    if (!vred_mpi_map(datatype, op, &vt, &vo)) return 0;
+    if (!vred_mpi_map(datatype, op, &vt, &vo)) return vred_pass_unmapped(datatype, op);
     /* The kernel straight from the dispatch table: at 1 KiB the whole reduction is ~10 ns, so
      * the front may not spend more than a few. */
     const vred_entry *e = &vred_entries[vo][vt];
@@ -28,9 +30,26 @@ static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
     return 1;
 }
 
+/* VRED_STATS: the same, timed and counted (served: under the kernels' ISA). */
+#define VRED_LOCAL_COUNTED(PASS)                                                                \
+    do {                                                                                        \
+        uint64_t t0 = vred_stats_now();                                                         \
+        if (serve(inbuf, inoutbuf, count, datatype, op)) {                                      \
+            vred_stats_served(VRED_SC_REDUCE_LOCAL, (int)vred_isa_active(),                     \
+                              vred_stats_bytes(count, datatype), t0);                           \
+            return MPI_SUCCESS;                                                                 \
+        }                                                                                       \
+        int rc = PASS;                                                                          \
+        vred_stats_passed(VRED_SC_REDUCE_LOCAL,                                                 \
+                          rc == MPI_SUCCESS ? vred_stats_bytes(count, datatype) : 0, t0);       \
+        return rc;                                                                              \
+    } while (0)
+
 VRED_MPI_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
                                      MPI_Datatype datatype, MPI_Op op)
 {
+    if (__builtin_expect(vred_stats_on != 0, 0))
+        VRED_LOCAL_COUNTED(vred_next()->Reduce_local(inbuf, inoutbuf, count, datatype, op));
     if (serve(inbuf, inoutbuf, count, datatype, op)) return MPI_SUCCESS;
     return vred_next()->Reduce_local(inbuf, inoutbuf, count, datatype, op);
 }
@@ -42,6 +61,8 @@ VRED_PMPI(Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datat
 VRED_MPI_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
                                        MPI_Datatype datatype, MPI_Op op)
 {
+    if (__builtin_expect(vred_stats_on != 0, 0))
+        VRED_LOCAL_COUNTED(vred_next()->Reduce_local_c(inbuf, inoutbuf, count, datatype, op));
     if (serve(inbuf, inoutbuf, count, datatype, op)) return MPI_SUCCESS;
     return vred_next()->Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
 }

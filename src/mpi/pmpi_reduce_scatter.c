@@ -11,13 +11,14 @@ static int serve(const void *sendbuf, void *recvbuf, const void *counts, int wid
                  MPI_Count block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *rc)
 {
     vred_coll_args a;
-    if (recvbuf == MPI_IN_PLACE || (!counts && block < 0)) return 0;
+    if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
+    if (!counts && block < 0) return vred_pass(VRED_WHY_INVALID_ARG);
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     size_t *c = a.vc->counts, total = 0; /* the communicator's: no allocation per call */
     for (int i = 0; i < a.size; i++) {
         MPI_Count k = !counts ? block : wide ? ((const MPI_Count *)counts)[i]
                                               : ((const int *)counts)[i];
-        if (k < 0) return 0;
+        if (k < 0) return vred_pass(VRED_WHY_INVALID_ARG);
         c[i] = (size_t)k;
         total += c[i];
     }
@@ -28,17 +29,41 @@ static int serve(const void *sendbuf, void *recvbuf, const void *counts, int wid
         a.count = total;
         a.counts = c;
         served = vred_front_run(VRED_COLL_REDUCE_SCATTER, &a, rc, comm);
+    } else {
+        vred_pass(VRED_WHY_INVALID_ARG);
     }
     return served;
+}
+
+/* A call with a null recvcounts (erroneous) goes to the MPI. */
+static int serve_v(const void *sendbuf, void *recvbuf, const void *counts, int wide,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *rc)
+{
+    if (!counts) return vred_pass(VRED_WHY_INVALID_ARG);
+    return serve(sendbuf, recvbuf, counts, wide, 0, datatype, op, comm, rc);
+}
+
+/* VRED_STATS: the bytes of the whole input (the size vred selects by), recvcounts summed over
+ * the communicator's ranks; the block form has comm size blocks. */
+static uint64_t input_bytes(const void *counts, int wide, MPI_Count block, MPI_Datatype datatype,
+                            MPI_Comm comm)
+{
+    int p = 0;
+    MPI_Count total = 0;
+    if (PMPI_Comm_size(comm, &p) != MPI_SUCCESS) return 0;
+    for (int i = 0; i < p; i++)
+        total += !counts ? block : wide ? ((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
+    return vred_stats_bytes(total, datatype);
 }
 
 VRED_MPI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc;
-    if (serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc)) return rc;
-    vred_front_passed();
-    return vred_next()->Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    VRED_FRONT_BODY(
+        VRED_SC_REDUCE_SCATTER,
+        serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc),
+        vred_next()->Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm),
+        input_bytes(NULL, 0, recvcount, datatype, comm))
 }
 VRED_PMPI(Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
@@ -47,11 +72,10 @@ VRED_PMPI(Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcou
 VRED_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    int rc;
-    if (recvcounts && serve(sendbuf, recvbuf, recvcounts, 0, 0, datatype, op, comm, &rc))
-        return rc;
-    vred_front_passed();
-    return vred_next()->Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER,
+                    serve_v(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, &rc),
+                    vred_next()->Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm),
+                    input_bytes(recvcounts, 0, 0, datatype, comm))
 }
 VRED_PMPI(Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[],
                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
@@ -62,10 +86,11 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbu
                                                MPI_Count recvcount, MPI_Datatype datatype,
                                                MPI_Op op, MPI_Comm comm)
 {
-    int rc;
-    if (serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc)) return rc;
-    vred_front_passed();
-    return vred_next()->Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+    VRED_FRONT_BODY(
+        VRED_SC_REDUCE_SCATTER,
+        serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc),
+        vred_next()->Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm),
+        input_bytes(NULL, 0, recvcount, datatype, comm))
 }
 VRED_PMPI(Reduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
@@ -75,11 +100,10 @@ VRED_MPI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
                                          const MPI_Count recvcounts[], MPI_Datatype datatype,
                                          MPI_Op op, MPI_Comm comm)
 {
-    int rc;
-    if (recvcounts && serve(sendbuf, recvbuf, recvcounts, 1, 0, datatype, op, comm, &rc))
-        return rc;
-    vred_front_passed();
-    return vred_next()->Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+    VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER,
+                    serve_v(sendbuf, recvbuf, recvcounts, 1, datatype, op, comm, &rc),
+                    vred_next()->Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm),
+                    input_bytes(recvcounts, 1, 0, datatype, comm))
 }
 VRED_PMPI(Reduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
