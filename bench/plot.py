@@ -52,10 +52,11 @@ COLORS, color_of = bench_mode.COLORS, bench_mode.color_of
 
 
 RATIO_TICKS = (1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16, 32, 64, 128)
-# Over a narrow range (fewer than 4 powers of two), the finest of these with at most 8 ticks.
+# Over a narrow range (fewer than 4 powers of two), the finest of these with 3 to 7 ticks that
+# reach both ends.
 RATIO_FINE = ((0.7, 0.8, 0.9, 1, 1.1, 1.2, 1.3, 1.4, 1.5),
-              (0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 2.5, 3, 4, 5),
-              (0.2, 0.3, 0.4, 0.5, 0.7, 1, 1.5, 2, 3, 4, 5),
+              (0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5),
+              (0.2, 0.3, 0.5, 1, 1.5, 2, 3, 5),
               (0.25, 0.5, 1, 2, 4))
 
 
@@ -89,7 +90,7 @@ def ratio_axis(ax, values):
     if len(ticks) < 4:  # a narrow range: finer steps
         for tier in RATIO_FINE:
             fine = [t for t in tier if lo <= t <= hi]
-            if 3 <= len(fine) <= 8 and fine[0] <= lo * 1.4 and fine[-1] >= hi / 1.4:
+            if 3 <= len(fine) <= 7 and fine[0] <= lo * 1.4 and fine[-1] >= hi / 1.4:
                 ticks = fine
                 break
     if len(ticks) > 8:  # thin out, keeping 1
