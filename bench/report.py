@@ -678,8 +678,8 @@ def fig_reduce(rs, sp, img):
     if sp:
         ax = axes[0][k]
         s = [float(r["sparsity"]) for r in sp]
-        for col, lab in (("x_bits", "Bits"), ("x_idx", "Idx"), ("x_auto", "auto (vred's choice)")):
-            ax.plot(s, [float(r[col]) for r in sp], "o-", markersize=3, label=lab)
+        for col, lab, c in (("x_bits", "Bits", "bits"), ("x_idx", "Idx", "idx"), ("x_auto", "auto (vred's choice)", "auto")):
+            ax.plot(s, [float(r[col]) for r in sp], "o-", markersize=3, label=lab, color=bench_mode.color_of(c))
         ax.axhline(1, color="black", linewidth=0.8)
         ax.set_xlabel("sparsity (fraction of zeros)")
         ax.set_ylabel("dense time / compressed time")
