@@ -56,8 +56,8 @@ static int logical_matches(MPI_Datatype dt, int size)
  * MPI, version and type (Open MPI 4.1 and 5.0: C's `*` for all complex types; MPICH 4.0: C's `*`
  * for MPI_C_*COMPLEX only; MPICH 5.0: for all), so it is probed once per datatype: PROD is
  * served only if the MPI's operator gives vred's bits on products that tell the two apart.
- * Intel MPI 2021.18 computes the textbook product for MPI_COMPLEX, MPI_DOUBLE_COMPLEX and
- * MPI_CXX_*_COMPLEX but flips the sign of a NaN that comes from the subtracted product
+ * Intel MPI 2021.18 computes the textbook product for the Fortran and the C++ float and double
+ * complex types but flips the sign of a NaN that comes from the subtracted product
  * ((1+1i) * (1+NaN i): re = +NaN where 1 - 1*NaN gives the NaN's own sign): the last probe.
  */
 static int cprod_matches(MPI_Datatype dt, vred_type vt)
