@@ -5,7 +5,7 @@
  * the buffers sit: glibc 2.36 copies 2 KiB to a few MiB with `rep movsb`, which on AMD Zen runs
  * at ~3.5 GB/s instead of ~55 when (dst - src) mod 4096 is 1..15 (a float buffer at 4 mod 64
  * against a page-aligned shared slice), and at 0.6-0.8x when it is 33..63 (measured on Zen 4,
- * docs/shm.md "Alignment"). A loop of unaligned loads and 64-byte-aligned stores runs at the
+ * docs/kernels.md "Alignment"). A loop of unaligned loads and 64-byte-aligned stores runs at the
  * same speed for every offset, and as fast as memcpy where memcpy is fast.
  *
  * The streaming copy is ours because the C library chooses streaming stores by copy size alone
