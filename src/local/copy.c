@@ -43,63 +43,34 @@ void vred_copy_stream_avx512(void *dst, const void *src, size_t n);
 void vred_copy_lines_avx512(void *dst, const void *src, size_t n);
 #endif
 
-__attribute__((target("avx2"), noinline)) static void lines_avx2(void *dst, const void *src, size_t n)
-{
-    char *d = dst;
-    const char *s = src;
-    for (size_t i = 0; i < n; i += 64) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
-        _mm256_store_si256((__m256i *)(void *)(d + i), a);
-        _mm256_store_si256((__m256i *)(void *)(d + i + 32), b);
+/* One line-copy loop per vector width, instantiated with ordinary (aligned) and streaming
+ * stores: the two copies differ in nothing else. AVX2 is compiled here with a target attribute
+ * (as sparse.c does) since it is a few lines; SSE2 is part of x86_64 and serves every CPU. */
+#define LINES_AVX2(name, STORE)                                                                 \
+    __attribute__((target("avx2"), noinline)) static void name(void *dst, const void *src,      \
+                                                                size_t n)                       \
+    {                                                                                           \
+        char *d = dst;                                                                          \
+        const char *s = src;                                                                    \
+        for (size_t i = 0; i < n; i += 64)                                                      \
+            for (size_t k = 0; k < 64; k += 32)                                                 \
+                STORE((__m256i *)(void *)(d + i + k),                                           \
+                      _mm256_loadu_si256((const __m256i *)(const void *)(s + i + k)));          \
     }
-}
-
-static void lines_sse2(void *dst, const void *src, size_t n)
-{
-    char *d = dst;
-    const char *s = src;
-    for (size_t i = 0; i < n; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 48));
-        _mm_store_si128((__m128i *)(void *)(d + i), a);
-        _mm_store_si128((__m128i *)(void *)(d + i + 16), b);
-        _mm_store_si128((__m128i *)(void *)(d + i + 32), c);
-        _mm_store_si128((__m128i *)(void *)(d + i + 48), e);
+#define LINES_SSE2(name, STORE)                                                                 \
+    static void name(void *dst, const void *src, size_t n)                                      \
+    {                                                                                           \
+        char *d = dst;                                                                          \
+        const char *s = src;                                                                    \
+        for (size_t i = 0; i < n; i += 64)                                                      \
+            for (size_t k = 0; k < 64; k += 16)                                                 \
+                STORE((__m128i *)(void *)(d + i + k),                                           \
+                      _mm_loadu_si128((const __m128i *)(const void *)(s + i + k)));             \
     }
-}
-
-/* AVX2 body, compiled here with a target attribute (as sparse.c does) since it is a few lines. */
-__attribute__((target("avx2"), noinline)) static void stream_avx2(void *dst, const void *src, size_t n)
-{
-    char *d = dst;
-    const char *s = src;
-    for (size_t i = 0; i < n; i += 64) {
-        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
-        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + 32));
-        _mm256_stream_si256((__m256i *)(void *)(d + i), a);
-        _mm256_stream_si256((__m256i *)(void *)(d + i + 32), b);
-    }
-}
-
-/* SSE2 is part of x86_64: this path needs no check and serves every x86_64 CPU. */
-static void stream_sse2(void *dst, const void *src, size_t n)
-{
-    char *d = dst;
-    const char *s = src;
-    for (size_t i = 0; i < n; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 32));
-        __m128i e = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 48));
-        _mm_stream_si128((__m128i *)(void *)(d + i), a);
-        _mm_stream_si128((__m128i *)(void *)(d + i + 16), b);
-        _mm_stream_si128((__m128i *)(void *)(d + i + 32), c);
-        _mm_stream_si128((__m128i *)(void *)(d + i + 48), e);
-    }
-}
+LINES_AVX2(lines_avx2, _mm256_store_si256)
+LINES_AVX2(stream_avx2, _mm256_stream_si256)
+LINES_SSE2(lines_sse2, _mm_store_si128)
+LINES_SSE2(stream_sse2, _mm_stream_si128)
 
 /* The widest vectors the active ISA allows: VRED_ISA caps the copy as it caps the reductions
  * (one knob to keep vred off 512-bit registers), and vred_isa_active() never names an ISA the
