@@ -60,6 +60,11 @@ static void apply_nt(vred_config *c, long i, const char *t) { (void)t; c->nt = (
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
 static void apply_slice(vred_config *c, long v, const char *t) { (void)t; c->shm_slice = v; }
+static void apply_learn(vred_config *c, long i, const char *t)
+{
+    (void)t;
+    c->learn = (vred_learn_mode)i;
+}
 static void apply_stats(vred_config *c, long i, const char *t)
 {
     /* "0|1|off|on|gather|sum": 0 and off, 1 and on are the same. */
@@ -111,6 +116,10 @@ static const knob knobs[] = {
     {"VRED_STATS", KNOB_ENUM, "0|1|off|on|gather|sum", "0", apply_stats,
      "at MPI_Finalize, print what libvred-mpi did (vred-stats lines): per process (1, on), every "
      "rank's on rank 0 (gather), the sums over ranks on rank 0 (sum)", 0, 0},
+    {"VRED_LEARN", KNOB_ENUM, "on|read|redo|off", "on", apply_learn,
+     "automatic choice vs the MPI measured per size class at first use and cached per machine "
+     "(on), taken from the cache only (read), measured again (redo), or the model alone (off)",
+     0, 0},
     {"VRED_TUNE_FILE", KNOB_PATH, "a file written by vred-bench tune", "", apply_tune,
      "cost-model parameters measured on this machine (default: built in)", 0, 0},
 };

@@ -33,6 +33,12 @@ typedef enum { VRED_NT_AUTO, VRED_NT_ON, VRED_NT_OFF } vred_nt_mode;
  * its own lines, rank 0 every rank's lines, or rank 0 the sums over all ranks. */
 typedef enum { VRED_STATS_OFF, VRED_STATS_ON, VRED_STATS_GATHER, VRED_STATS_SUM } vred_stats_mode;
 
+/* VRED_LEARN: the automatic choice between vred's algorithms and the MPI's, per collective and
+ * size class (src/mpi/learn.c): measured at first use and kept in the user's cache directory;
+ * only read from there (cells not found there follow the model); measured again, replacing
+ * what is kept; or never (the cost model and its thresholds alone). */
+typedef enum { VRED_LEARN_ON, VRED_LEARN_READ, VRED_LEARN_REDO, VRED_LEARN_OFF } vred_learn_mode;
+
 typedef struct {
     vred_isa isa_cap;        /* VRED_ISA; VRED_ISA_COUNT = no cap */
     vred_tail_mode tail;     /* VRED_TAIL */
@@ -47,6 +53,7 @@ typedef struct {
     long shm_slice;          /* VRED_SHM_SLICE: largest slice I_max in bytes; 0 = built in */
     const char *tune_file;   /* VRED_TUNE_FILE: measured cost-model parameters; NULL = built in */
     vred_stats_mode stats;   /* VRED_STATS */
+    vred_learn_mode learn;   /* VRED_LEARN */
 } vred_config;
 
 /* Parsed on first call; a malformed value is reported once on stderr with the accepted values,

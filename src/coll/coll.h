@@ -28,6 +28,15 @@ typedef struct {
 
 typedef struct vred_node vred_node; /* shm/node.h */
 
+/* The learned selection (VRED_LEARN, src/mpi/learn.c): per collective and size class (class k
+ * holds the sizes in [2^k, 2^(k+1)) bytes), the vred_alg measured fastest on this machine with
+ * this MPI and communicator shape (VRED_ALG_MPI: the MPI's own), or VRED_ALG_AUTO where nothing
+ * was learned (the model decides). Identical on every rank: rank 0's, broadcast. */
+enum { VRED_LEARN_CLASSES = 48, VRED_LEARN_MIN_CLASS = 10, VRED_LEARN_MAX_BYTES = 64 << 20 };
+typedef struct {
+    signed char alg[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
+} vred_learned;
+
 /* What vred knows of a communicator, cached on it (src/mpi/comm.c). */
 typedef struct vred_comm {
     MPI_Comm comm;      /* vred's private duplicate: its messages never meet the user's */
@@ -36,6 +45,7 @@ typedef struct vred_comm {
     int ppn;            /* most ranks on one node */
     int node_key;       /* equal on exactly the ranks of this rank's node */
     vred_model model;   /* identical on every rank of the communicator (broadcast at creation) */
+    vred_learned learned; /* likewise; cells filled as the collectives first meet a size class */
     vred_scratch scratch;
     size_t *counts;     /* size entries for MPI_Reduce_scatter's counts (made with the state, so
                            that no call can fail on one rank only for want of it) */
@@ -96,9 +106,26 @@ int vred_allgather_pipe(const vred_coll_args *a);
 /* select.c: the algorithm for this call (VRED_<COLL>_ALG, else the rule table); NULL = let the
  * MPI library do it. Depends only on arguments that are equal on every rank. */
 vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen);
+/* The size class of a call of coll with `bytes` on vc in the learned table, or -1 where nothing
+ * is learned (below 2^VRED_LEARN_MIN_CLASS bytes, one rank). Sizes past what calibration
+ * allocates (VRED_LEARN_MAX_BYTES of input, or of allgather's whole result) share the largest
+ * class that fits. */
+int vred_learn_class(vred_coll coll, const vred_comm *vc, size_t bytes);
+/* The class to measure before selecting (coll, bytes) on vc, or -1: the choice is automatic,
+ * VRED_LEARN is on or redo, and the cell is still unknown. */
+int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes);
+/* The learned choice for (coll, bytes) on vc when the choice is automatic: VRED_ALG_MPI, a vred
+ * algorithm, or VRED_ALG_AUTO (nothing learned, or not automatic). */
+vred_alg vred_select_learned(vred_coll coll, const vred_comm *vc, size_t bytes);
+/* What calibration compares for (coll, bytes) on vc: VRED_ALG_MPI first, then each of vred's
+ * algorithms the automatic choice could pick at that size (the shared-memory ones usable on vc,
+ * the model's cheapest point-to-point one). Returns how many (at most 4). */
+int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg out[4]);
 /* The point-to-point algorithm the model picks (the leaders' stage of a hierarchical
  * algorithm: no thresholds, no forcing). */
 vred_coll_fn vred_select_between_nodes(vred_coll coll, const vred_comm *vc, size_t bytes);
+/* The function of `alg` for `coll`, NULL if the collective has no such algorithm. */
+vred_coll_fn vred_select_fn(vred_coll coll, vred_alg alg);
 /* 1 if `alg` of `coll` needs the node's shared region (vred_node_get before running it). */
 int vred_alg_is_shm(vred_coll coll, vred_alg alg);
 /* Predicted seconds of `alg` for `coll` on `bytes` (the cost model; < 0 if not applicable). */

@@ -174,6 +174,12 @@ static int usable(const rule *r, const vred_comm *vc)
     return !r->one_node || vc->nodes == 1;
 }
 
+vred_coll_fn vred_select_fn(vred_coll coll, vred_alg alg)
+{
+    const rule *r = find(coll, alg);
+    return r ? r->fn : NULL;
+}
+
 int vred_alg_is_shm(vred_coll coll, vred_alg alg)
 {
     const rule *r = find(coll, alg);
@@ -238,6 +244,64 @@ static const rule *p2p_choice(vred_coll coll, const vred_comm *vc, size_t bytes)
     return best;
 }
 
+int vred_learn_class(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    if (vc->size < 2 || bytes < ((size_t)1 << VRED_LEARN_MIN_CLASS)) return -1;
+    /* allgather's calibration holds every rank's block */
+    size_t cap = VRED_LEARN_MAX_BYTES / (coll == VRED_COLL_ALLGATHER ? (size_t)vc->size : 1);
+    int k = 63 - __builtin_clzll((unsigned long long)bytes), top = 63 - __builtin_clzll(cap | 1);
+    if (top < VRED_LEARN_MIN_CLASS) return -1;
+    if (k > top) k = top;
+    return k < VRED_LEARN_CLASSES ? k : VRED_LEARN_CLASSES - 1;
+}
+
+int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    vred_learn_mode m = vred_config_get()->learn;
+    if ((m != VRED_LEARN_ON && m != VRED_LEARN_REDO) || vc->p2p_only ||
+        env_choice(coll) != VRED_ALG_AUTO)
+        return -1;
+    int k = vred_learn_class(coll, vc, bytes);
+    return k >= 0 && vc->learned.alg[coll][k] == VRED_ALG_AUTO ? k : -1;
+}
+
+int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg out[4])
+{
+    int n = 0;
+    out[n++] = VRED_ALG_MPI;
+    /* Both shared-memory sizes around their switch point (dpml_max moves with the CPU), each
+     * where it can be the faster: dpml's one synchronization at small sizes, ma's lesser data
+     * movement at large ones. */
+    double dmax = vc->model.shm_dpml_max;
+    for (int i = 0; i < NRULES && n < 3; i++) {
+        const rule *r = &rules[i];
+        if (r->coll != coll || r->fam == P2P || !usable(r, vc)) continue;
+        if ((r->fam == SHM_SMALL && (double)bytes > 16 * dmax) ||
+            (r->fam == SHM_LARGE && (double)bytes < dmax / 4))
+            continue;
+        out[n++] = r->alg;
+    }
+    const rule *p = p2p_choice(coll, vc, bytes);
+    if (p) out[n++] = p->alg;
+    return n;
+}
+
+/* What was learned for (coll, bytes) on vc: VRED_ALG_AUTO (nothing: the model decides),
+ * VRED_ALG_MPI, or a vred algorithm that can run on vc. */
+static vred_alg learned(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    if (vred_config_get()->learn == VRED_LEARN_OFF) return VRED_ALG_AUTO;
+    int k = vred_learn_class(coll, vc, bytes);
+    vred_alg a = k < 0 ? VRED_ALG_AUTO : (vred_alg)vc->learned.alg[coll][k];
+    const rule *r = a == VRED_ALG_AUTO || a == VRED_ALG_MPI ? NULL : find(coll, a);
+    return a == VRED_ALG_MPI || (r && usable(r, vc)) ? a : VRED_ALG_AUTO;
+}
+
+vred_alg vred_select_learned(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    return env_choice(coll) == VRED_ALG_AUTO ? learned(coll, vc, bytes) : VRED_ALG_AUTO;
+}
+
 vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen)
 {
     vred_alg want = env_choice(coll);
@@ -245,6 +309,11 @@ vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred
     /* A forced algorithm that cannot run here (no region, no node with two ranks): vred's best
      * other one, still vred's (the user asked for vred, not for the MPI). */
     if (best && !usable(best, vc)) best = p2p_choice(coll, vc, bytes);
+    /* Automatic: what this machine measured, where it measured something; else the model. */
+    if (want == VRED_ALG_AUTO && !vc->p2p_only) {
+        want = learned(coll, vc, bytes);
+        if (want != VRED_ALG_AUTO && want != VRED_ALG_MPI) best = find(coll, want);
+    }
     if (want == VRED_ALG_AUTO && (double)bytes < vc->model.mpi_min_bytes[coll])
         want = VRED_ALG_MPI;
     if (want == VRED_ALG_AUTO) {

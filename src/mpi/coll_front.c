@@ -1,6 +1,7 @@
 #include <string.h>
 #include "coll_front.h"
 #include "comm.h"
+#include "learn.h"
 #include "types.h"
 #include "coll/shm/node.h"
 #include "local/copy.h"
@@ -99,7 +100,8 @@ static void single(vred_coll coll, const vred_coll_args *a)
 }
 
 /* Why vred_select gave (coll, bytes) on vc to the MPI (counting only). select.c does not say,
- * so this follows its order: a forced "mpi"; the threshold, for the automatic choice; else no
+ * so this follows its order: a forced "mpi"; for the automatic choice, what was learned, then
+ * the threshold; else no
  * algorithm could run, which happens only to a collective whose algorithms are all shared-memory
  * ones (bcast, allgather; the others have point-to-point ones), for the first reason of
  * select.c's usable() that holds. */
@@ -114,6 +116,8 @@ static vred_why select_why(vred_coll coll, const vred_comm *vc, size_t bytes)
             want = VRED_ALG_AUTO;
     }
     if (want == VRED_ALG_MPI) return VRED_WHY_FORCED;
+    if (want == VRED_ALG_AUTO && vred_select_learned(coll, vc, bytes) == VRED_ALG_MPI)
+        return VRED_WHY_MEASURED_FASTER;
     if (want == VRED_ALG_AUTO && (double)bytes < vc->model.mpi_min_bytes[coll])
         return VRED_WHY_BELOW_THRESHOLD;
     if (!vred_config_get()->shm) return VRED_WHY_SHM_OFF;
@@ -129,11 +133,21 @@ static int pass_select(vred_coll coll, const vred_comm *vc, size_t bytes)
     return 0;
 }
 
+/* vred_select, having first measured the call's size class if it is still to be learned (every
+ * rank calls this on the same call with the same bytes, so all measure together). */
+static vred_coll_fn select_learned(vred_coll coll, const vred_comm *vc, size_t bytes,
+                                   vred_alg *alg)
+{
+    int k = vred_select_to_learn(coll, vc, bytes);
+    if (k >= 0) vred_learn((vred_comm *)vc, coll, k); /* the front owns the state */
+    return vred_select(coll, vc, bytes, alg);
+}
+
 int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_comm)
 {
     vred_alg alg;
     size_t bytes = a->count * a->esize;
-    vred_coll_fn fn = vred_select(coll, a->vc, bytes, &alg);
+    vred_coll_fn fn = select_learned(coll, a->vc, bytes, &alg);
     /* A shared-memory algorithm needs the node's region, made here the first time (collective:
      * every rank selected alike). Without one, select again: point-to-point or the MPI. */
     if (fn && a->count && a->size > 1 && vred_alg_is_shm(coll, alg) &&
@@ -153,7 +167,7 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
                           MPI_Comm user_comm)
 {
     vred_alg alg;
-    if (!vred_select(coll, a->vc, a->count * a->esize, &alg)) {
+    if (!select_learned(coll, a->vc, a->count * a->esize, &alg)) {
         last_alg = VRED_ALG_MPI;
         return pass_select(coll, a->vc, a->count * a->esize);
     }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include "comm.h"
+#include "learn.h"
 #include "next.h"
 #include "types.h"
 #include "coll/shm/node.h"
@@ -122,7 +123,8 @@ static vred_comm *create(MPI_Comm comm)
     if (shape(vc, key, keys) != MPI_SUCCESS) goto fail;
     /* One model for the whole communicator, so that every rank selects alike. */
     if (vc->rank == 0) vred_model_load(&vc->model);
-    if (vred_next()->Bcast(&vc->model, sizeof vc->model, MPI_BYTE, 0, vc->comm) != MPI_SUCCESS)
+    if (vred_next()->Bcast(&vc->model, sizeof vc->model, MPI_BYTE, 0, vc->comm) != MPI_SUCCESS ||
+        vred_learn_load(vc) != MPI_SUCCESS)
         goto fail;
     free(keys);
     return vc;

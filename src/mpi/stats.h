@@ -40,6 +40,8 @@ typedef enum {
  *   intercomm         an intercommunicator
  *   comm-unavailable  vred could not make its state for the communicator
  *   forced            VRED_<COLL>_ALG=mpi or vred_mpi_force(coll, "mpi")
+ *   measured-faster   the automatic choice: the MPI measured faster at this size class on this
+ *                     machine (VRED_LEARN)
  *   below-threshold   the automatic choice, below the model's mpi_min_bytes for the collective
  *   shm-off, one-per-node, multi-node, no-shm
  *                     the collective's algorithms (bcast, allgather) need shared memory, and
@@ -53,7 +55,8 @@ typedef enum {
     X(DERIVED_TYPE, "derived-type") X(UNSUPPORTED_TYPE, "unsupported-type")                     \
     X(UNSUPPORTED_PAIR, "unsupported-pair") X(INTERCOMM, "intercomm")                           \
     X(COMM_UNAVAILABLE, "comm-unavailable") X(FORCED, "forced")                                 \
-    X(BELOW_THRESHOLD, "below-threshold") X(SHM_OFF, "shm-off") X(ONE_PER_NODE, "one-per-node") \
+    X(MEASURED_FASTER, "measured-faster") X(BELOW_THRESHOLD, "below-threshold")                 \
+    X(SHM_OFF, "shm-off") X(ONE_PER_NODE, "one-per-node")                                       \
     X(MULTI_NODE, "multi-node") X(NO_SHM, "no-shm") X(OTHER_RANK, "other-rank")
 
 typedef enum {

@@ -1,0 +1,208 @@
+/*
+ * Where the learned selection is kept: $XDG_CACHE_HOME/vred/learned (else ~/.cache/vred/learned),
+ * one text file per key, named by the key's hash. The key holds everything a measurement
+ * depends on that can change between runs: the CPU (vendor, family, model, stepping, name: the
+ * machine kind's CPU changes from day to day), the ISA vred runs, the CPUs online, the MPI
+ * library's version, this libvred build (path, size, mtime: a rebuilt library may run other
+ * code), the communicator's shape and the knobs that change vred's algorithms. The file repeats
+ * the key, so a hash collision or a stale file is never read as a match.
+ *
+ *   # vred learned selection (VRED_LEARN, docs/collectives.md); delete to measure again
+ *   key cpu=AuthenticAMD 25/17/1 AMD EPYC;isa=avx512;...
+ *   allreduce 20 ma mpi=4.52e-04 ma=2.10e-04 ring=3.01e-04
+ *
+ * Only rank 0 of a communicator reads or writes it. Private to the user: the directories are
+ * made 0700 and the file 0600, written to a temporary name and renamed, so a reader never sees
+ * half a file and two jobs writing at once lose at most one cell.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "learn.h"
+
+/* The first processor's identity lines of /proc/cpuinfo (x86: vendor, family, model, stepping,
+ * name; Arm: implementer, variant, part, revision). */
+static void cpu_id(char *buf, size_t size)
+{
+    static const char *const fields[] = {"vendor_id", "cpu family", "model", "stepping",
+                                         "model name", "CPU implementer", "CPU variant",
+                                         "CPU part", "CPU revision"};
+    size_t used = 0;
+    buf[0] = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f) && line[0] != '\n') {
+        char *colon = strchr(line, ':');
+        if (!colon) continue;
+        size_t n = (size_t)(colon - line);
+        while (n && (line[n - 1] == ' ' || line[n - 1] == '\t')) n--;
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+            if (strlen(fields[i]) != n || strncmp(line, fields[i], n)) continue;
+            char *v = colon + 1 + strspn(colon + 1, " \t");
+            v[strcspn(v, "\n;")] = 0;
+            int w = snprintf(buf + used, size - used, "%s%s", used ? "/" : "", v);
+            if (w > 0 && (size_t)w < size - used) used += (size_t)w;
+        }
+    }
+    fclose(f);
+}
+
+/* This library's file: a rebuild gives a new key. */
+static void build_id(char *buf, size_t size)
+{
+    Dl_info info;
+    struct stat st;
+    if (dladdr((void *)&build_id, &info) && info.dli_fname && !stat(info.dli_fname, &st))
+        snprintf(buf, size, "%s:%lld:%lld", info.dli_fname, (long long)st.st_size,
+                 (long long)st.st_mtime);
+    else
+        snprintf(buf, size, "?");
+}
+
+static void mpi_id(char *buf, size_t size)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (PMPI_Get_library_version(v, &len) != MPI_SUCCESS) len = 0;
+    v[len < (int)sizeof v ? len : (int)sizeof v - 1] = 0;
+    v[strcspn(v, "\n;")] = 0; /* the first line names the library and version */
+    snprintf(buf, size, "%.200s", v);
+}
+
+static void dir_of(char *buf, size_t size)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/') snprintf(buf, size, "%s/vred/learned", xdg);
+    else if (home && home[0] == '/') snprintf(buf, size, "%s/.cache/vred/learned", home);
+    else buf[0] = 0;
+}
+
+void vred_learn_file_for(const vred_comm *vc, vred_learn_file *f)
+{
+    static const char *const knobs[] = {"VRED_ISA",     "VRED_TAIL",    "VRED_THREADS",
+                                        "VRED_SPARSE",  "VRED_NODE_SIZE", "VRED_SHM",
+                                        "VRED_NT",      "VRED_SOCKETS", "VRED_SHM_SLICE",
+                                        "VRED_TUNE_FILE"};
+    char cpu[512], mpi[256], build[1024], dir[3800];
+    cpu_id(cpu, sizeof cpu);
+    mpi_id(mpi, sizeof mpi);
+    build_id(build, sizeof build);
+    int n = snprintf(f->key, sizeof f->key, "cpu=%s;isa=%s;cpus=%ld;mpi=%s;vred=%s;ranks=%d;"
+                     "nodes=%d;ppn=%d", cpu, vred_isa_name(vred_isa_active()),
+                     sysconf(_SC_NPROCESSORS_ONLN), mpi, build, vc->size, vc->nodes, vc->ppn);
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
+        const char *v = getenv(knobs[i]);
+        if (v && *v && n > 0 && (size_t)n < sizeof f->key)
+            n += snprintf(f->key + n, sizeof f->key - (size_t)n, ";%s=%s", knobs[i], v);
+    }
+    for (char *c = f->key; *c; c++)
+        if (*c == '\n') *c = ' ';
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = f->key; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    dir_of(dir, sizeof dir);
+    if (dir[0]) snprintf(f->path, sizeof f->path, "%s/%016llx.txt", dir, (unsigned long long)h);
+    else f->path[0] = 0;
+}
+
+/* Opens f's file if its key line matches (positioned after it), else NULL. */
+static FILE *open_matching(const vred_learn_file *f)
+{
+    if (!f->path[0]) return NULL;
+    FILE *in = fopen(f->path, "r");
+    char line[4096];
+    while (in && fgets(line, sizeof line, in)) {
+        if (line[0] == '#') continue;
+        line[strcspn(line, "\n")] = 0;
+        if (!strncmp(line, "key ", 4) && !strcmp(line + 4, f->key)) return in;
+        break;
+    }
+    if (in) fclose(in);
+    return NULL;
+}
+
+/* A cell line's collective and class, or -1. */
+static int parse_cell(const char *line, vred_coll *coll, int *k, vred_alg *alg)
+{
+    char cname[32], aname[32];
+    if (sscanf(line, "%31s %d %31s", cname, k, aname) != 3 || *k < 0 || *k >= VRED_LEARN_CLASSES)
+        return -1;
+    int c = 0, a = 0;
+    while (c < VRED_COLL_COUNT && strcmp(cname, vred_coll_name((vred_coll)c))) c++;
+    while (a < VRED_ALG_COUNT && strcmp(aname, vred_alg_name((vred_alg)a))) a++;
+    /* "auto" is not a measurement */
+    if (c == VRED_COLL_COUNT || a == VRED_ALG_COUNT || a == VRED_ALG_AUTO) return -1;
+    *coll = (vred_coll)c;
+    *alg = (vred_alg)a;
+    return 0;
+}
+
+void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
+{
+    FILE *in = open_matching(f);
+    char line[1024];
+    while (in && fgets(line, sizeof line, in)) {
+        vred_coll c;
+        vred_alg a;
+        int k;
+        /* A line that is not a cell (edited by hand, cut short) is skipped: that cell is
+         * measured again. */
+        if (line[0] != '#' && !parse_cell(line, &c, &k, &a)) l->alg[c][k] = (signed char)a;
+    }
+    if (in) fclose(in);
+}
+
+/* mkdir -p with mode 0700 for the components it makes. */
+static int make_dirs(char *path)
+{
+    for (char *s = strchr(path + 1, '/');; s = strchr(s + 1, '/')) {
+        if (s) *s = 0;
+        int rc = mkdir(path, 0700);
+        if (s) *s = '/';
+        if (rc && errno != EEXIST) return -1;
+        if (!s) return 0;
+    }
+}
+
+int vred_learn_file_put(const vred_learn_file *f, vred_coll coll, int k, const char *line)
+{
+    if (!f->path[0]) return -1;
+    char dir[sizeof f->path], tmp[sizeof f->path + 16];
+    snprintf(dir, sizeof dir, "%s", f->path);
+    *strrchr(dir, '/') = 0;
+    if (make_dirs(dir)) return -1;
+    snprintf(tmp, sizeof tmp, "%s/.learn-XXXXXX", dir);
+    int fd = mkstemp(tmp); /* 0600 */
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out) {
+        if (fd >= 0) close(fd), unlink(tmp);
+        return -1;
+    }
+    fprintf(out, "# vred learned selection (VRED_LEARN, docs/collectives.md); delete to measure "
+                 "again\nkey %s\n", f->key);
+    /* The cells already kept, but this one's old line. */
+    FILE *in = open_matching(f);
+    char old[1024];
+    while (in && fgets(old, sizeof old, in)) {
+        vred_coll c;
+        vred_alg a;
+        int j;
+        if (old[0] != '#' && !parse_cell(old, &c, &j, &a) && !(c == coll && j == k) &&
+            strchr(old, '\n'))
+            fputs(old, out);
+    }
+    if (in) fclose(in);
+    fprintf(out, "%s\n", line);
+    if (fclose(out) || rename(tmp, f->path)) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
