@@ -1,0 +1,104 @@
+/*
+ * The learned selection (VRED_LEARN), driven by learn.sh: each argument COLL:BYTES is one call
+ * of that collective (allreduce, reduce, reduce_scatter, bcast, allgather; float SUM data that
+ * rounds, or bytes) on malloc'd buffers under the automatic choice. Checked on every rank:
+ * the result equals the MPI's own (the same call forced to the MPI, bitwise), and every rank
+ * names the same algorithm (vred_mpi_last_alg). Rank 0 prints `pick COLL BYTES ALG` per call,
+ * which learn.sh compares between runs and against the cache file.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include "vred_mpi.h"
+
+static int rank, size, failed;
+
+static void fail(const char *what, const char *coll, size_t bytes)
+{
+    printf("FAIL rank %d: %s: %s of %zu bytes\n", rank, what, coll, bytes);
+    failed = 1;
+}
+
+/* One call of coll on (s, r); n floats or bytes (allgather: per rank). */
+static void call(const char *coll, void *s, void *r, size_t n)
+{
+    int c = (int)n;
+    if (!strcmp(coll, "allreduce")) MPI_Allreduce(s, r, c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(coll, "reduce"))
+        MPI_Reduce(s, r, c, MPI_FLOAT, MPI_SUM, size - 1, MPI_COMM_WORLD);
+    else if (!strcmp(coll, "reduce_scatter"))
+        MPI_Reduce_scatter_block(s, r, c / size, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    else if (!strcmp(coll, "bcast")) MPI_Bcast(r, c, MPI_BYTE, 0, MPI_COMM_WORLD);
+    else MPI_Allgather(s, c, MPI_BYTE, r, c, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+static void one(const char *coll, size_t bytes)
+{
+    int moves = !strcmp(coll, "bcast") || !strcmp(coll, "allgather");
+    size_t n = moves ? bytes : bytes / sizeof(float);
+    size_t rbytes = !strcmp(coll, "allgather") ? bytes * (size_t)size : bytes;
+    char *s = malloc(bytes), *r = malloc(rbytes), *want = malloc(rbytes);
+    if (!s || !r || !want) {
+        fail("out of memory", coll, bytes);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    /* Mixed magnitudes: sums round, so an algorithm that adds in another order, or a rank that
+     * got another rank's bytes, shows. */
+    for (size_t i = 0; i < n; i++) {
+        if (moves) s[i] = (char)(i * 31 + (size_t)rank * 7);
+        else ((float *)s)[i] = (float)((i % 13) + 1) * (rank % 2 ? 1e-3f : 1.7f) + 1e5f * (float)(i % 3);
+    }
+    const char *c = !strcmp(coll, "reduce_scatter") ? "reduce_scatter" : coll;
+    if (!strcmp(coll, "bcast")) memcpy(r, s, bytes);
+    memset(want, 0, rbytes);
+    if (!strcmp(coll, "bcast")) memcpy(want, s, bytes);
+    vred_mpi_force(c, "mpi");
+    call(coll, s, want, n);
+    vred_mpi_force(c, "auto");
+    memset(r, 0, rbytes);
+    if (!strcmp(coll, "bcast")) memcpy(r, s, bytes);
+    call(coll, s, r, n);
+    const char *alg = vred_mpi_last_alg();
+    size_t check = !strcmp(coll, "reduce_scatter") ? n / (size_t)size * sizeof(float)
+                   : !strcmp(coll, "reduce") && rank != size - 1 ? 0 : rbytes;
+    /* Two ranks: a + b in any order, so bitwise. More: the MPI may add in another order, so
+     * within a few units in the last place. */
+    int differs = 0;
+    if (moves || size == 2) differs = memcmp(r, want, check) != 0;
+    else
+        for (size_t i = 0; i < check / sizeof(float); i++) {
+            float x = ((float *)r)[i], y = ((float *)want)[i];
+            differs |= !(x - y <= 4e-7f * y && y - x <= 4e-7f * y);
+        }
+    if (differs) fail("result differs from the MPI's", coll, bytes);
+    /* Every rank the same algorithm. */
+    char mine[16] = {0}, *all = malloc(16 * (size_t)size);
+    snprintf(mine, sizeof mine, "%s", alg);
+    MPI_Allgather(mine, 16, MPI_CHAR, all, 16, MPI_CHAR, MPI_COMM_WORLD);
+    for (int i = 0; i < size; i++)
+        if (strcmp(all + 16 * i, mine)) fail("ranks chose different algorithms", coll, bytes);
+    if (rank == 0) printf("pick %s %zu %s\n", coll, bytes, alg);
+    free(all), free(s), free(r), free(want);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int i = 1; i < argc; i++) {
+        char coll[32];
+        size_t bytes;
+        if (sscanf(argv[i], "%31[a-z_]:%zu", coll, &bytes) != 2) {
+            if (!rank) printf("usage: learn COLL:BYTES...\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        one(coll, bytes);
+    }
+    int any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return any;
+}

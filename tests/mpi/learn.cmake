@@ -1,0 +1,14 @@
+# The learned selection (tests/mpi/learn.c, learn.sh): measured at first use, kept per machine
+# in a private cache directory, read back, obeyed when edited, measured again on redo; results
+# equal to the MPI's and the same pick on every rank. Included once per flavor from
+# CMakeLists.txt (flavor, mpiexec). These are the only tests that run with learning on.
+set(t test_mpi_learn_${flavor})
+add_executable(${t} learn.c)
+target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(${t} PRIVATE vred_mpi_${flavor} vred_mpi_deps_${flavor})
+target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
+foreach(np 2 3)
+  add_test(NAME mpi_learn_${flavor}_np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/learn.sh ${np} ${mpiexec} -- $<TARGET_FILE:${t}>)
+  set_tests_properties(mpi_learn_${flavor}_np${np} PROPERTIES TIMEOUT 300 LABELS mpi_learn)
+endforeach()

@@ -1,0 +1,107 @@
+#!/bin/bash
+# The learned selection (VRED_LEARN) end to end, in a private cache directory:
+#   1. on: the first run measures each size class it meets, every rank picks alike (learn.c),
+#      and rank 0 keeps one file (mode 0600 in 0700 directories) with one cell per class, the
+#      pick of the run;
+#   2. read: a second run picks exactly what the first did, from the file, which stays as it is;
+#   3. the file decides: cells edited by hand (the MPI for allreduce and bcast at 1 MiB, ring for
+#      allreduce at 4 KiB) are what the next runs (read, and on) pick;
+#   4. redo measures again and replaces the edited cells;
+#   5. a file of another key or of garbage is not read, and is rewritten;
+#   6. off writes nothing; a cache that cannot be written costs one warning, not the run.
+# Every run also checks each result against the MPI's own (learn.c).
+#
+# usage: learn.sh NP MPIEXEC... -- EXE
+set -u
+np=$1
+shift
+mpiexec=()
+while [ "$1" != -- ]; do mpiexec+=("$1"); shift; done
+shift
+exe=$1
+calls=(allreduce:4096 allreduce:1048576 reduce:65536 reduce_scatter:245760 bcast:1048576
+       allgather:65536)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME=$work/cache
+dir=$XDG_CACHE_HOME/vred/learned
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# run NAME: the picks of one run into $work/NAME (stderr into $work/NAME.err)
+run() {
+    "${mpiexec[@]}" -np "$np" "$exe" "${calls[@]}" >"$work/$1.out" 2>"$work/$1.err"
+    local rc=$?
+    grep '^pick ' "$work/$1.out" >"$work/$1"
+    [ $rc = 0 ] || { bad "$1: exit status $rc"; cat "$work/$1.out" "$work/$1.err"; }
+    [ "$(wc -l <"$work/$1")" = ${#calls[@]} ] || bad "$1: not one pick per call"
+}
+file() { ls "$dir"/*.txt 2>/dev/null; }
+class() { # log2 of a byte count, rounded down
+    local b=$1 k=0
+    while [ $((b >>= 1)) -gt 0 ]; do k=$((k + 1)); done
+    echo $k
+}
+
+# 1. on
+VRED_LEARN=on run first
+cat "$work/first"
+f=$(file)
+[ "$(file | wc -l)" = 1 ] || bad "on: expected one cache file, got: $(file)"
+if [ -n "$f" ]; then
+    [ "$(stat -c %a "$f")" = 600 ] || bad "cache file mode $(stat -c %a "$f")"
+    for d in "$dir" "$(dirname "$dir")"; do
+        [ "$(stat -c %a "$d")" = 700 ] || bad "directory $d mode $(stat -c %a "$d")"
+    done
+    grep -q '^key cpu=.*;mpi=.*;ranks='"$np"';' "$f" || bad "no key line naming CPU, MPI, ranks"
+    while read -r _ coll bytes alg; do
+        k=$(class "$bytes")
+        grep -q "^$coll $k $alg mpi=" "$f" || bad "no cell '$coll $k $alg' with timings in $f"
+    done <"$work/first"
+    cat "$f"
+    cp "$f" "$work/kept"
+fi
+
+# 2. read: the same picks, the file untouched
+VRED_LEARN=read run second
+cmp -s "$work/first" "$work/second" || { bad "read: picks differ from the first run"; diff "$work/first" "$work/second"; }
+[ -z "$f" ] || cmp -s "$f" "$work/kept" || bad "read: the cache file changed"
+
+# 3. the file decides
+if [ -n "$f" ]; then
+    sed -i -e 's/^allreduce 20 .*/allreduce 20 mpi/' -e 's/^allreduce 12 .*/allreduce 12 ring/' \
+        -e 's/^bcast 20 .*/bcast 20 mpi/' "$f"
+    for mode in read on; do
+        VRED_LEARN=$mode run edited_$mode
+        for want in "allreduce 1048576 mpi" "allreduce 4096 ring" "bcast 1048576 mpi"; do
+            grep -qx "pick $want" "$work/edited_$mode" || bad "$mode after editing: no 'pick $want'"
+        done
+    done
+    grep -qx 'allreduce 20 mpi' "$f" || bad "on: a cell that was known got measured again"
+
+    # 4. redo
+    VRED_LEARN=redo run redo
+    grep -q '^allreduce 20 [a-z]* mpi=' "$f" || bad "redo: allreduce 20 not measured again"
+    grep -q '^bcast 20 [a-z]* mpi=' "$f" || bad "redo: bcast 20 not measured again"
+
+    # 5. another key, garbage
+    printf 'key cpu=elsewhere\nallreduce 20 ring\n' >"$f"
+    VRED_LEARN=read run foreign
+    grep -qx 'pick allreduce 1048576 ring' "$work/foreign" && bad "a file of another key was read"
+    printf '\001\002 garbage\nallreduce\nallreduce 99 ma\n' >"$f"
+    VRED_LEARN=on run garbage
+    grep -q '^key cpu=' "$f" || bad "on: a garbage file was not rewritten"
+fi
+
+# 6. off, and a cache that cannot be written
+rm -rf "$dir"
+VRED_LEARN=off run off
+[ -z "$(file)" ] || bad "off: a cache file was written"
+touch "$work/not-a-directory" # even root cannot make a directory under a file
+XDG_CACHE_HOME=$work/not-a-directory VRED_LEARN=on run unwritable
+n=$(cat "$work/unwritable.out" "$work/unwritable.err" | grep -c 'cannot keep the learned selection')
+[ "$n" = 1 ] || bad "unwritable cache: expected one warning, got $n"
+cmp -s "$work/first" "$work/unwritable" || echo "note: picks measured again differ from the first run's"
+
+[ $fail = 0 ] && echo "PASS: learned selection, $np ranks"
+exit $fail
