@@ -9,6 +9,7 @@
  * parser), so what is printed is what a reduction in this process would use.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,6 +305,63 @@ static void print_topology(void)
 }
 #endif
 
+/* Name of the byte size 2^k (the learned selection's classes). */
+static const char *size_name(int k, char *buf, size_t size)
+{
+    static const char *const unit[] = {"B", "K", "M", "G", "T"};
+    snprintf(buf, size, "%d%s", 1 << (k % 10), unit[k / 10 < 4 ? k / 10 : 4]);
+    return buf;
+}
+
+/* One file of the learned selection (libvred-mpi's cache, src/mpi/learn_cache.c): its key, then
+ * per collective and size class the pick and the median time of each candidate. */
+static void print_learned_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[4096];
+    printf("  %s\n", path);
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char coll[32], alg[32], lo[16], hi[16];
+        int k, at = 0;
+        if (line[0] == '#') continue;
+        if (!strncmp(line, "key ", 4)) {
+            /* key a=b;c=d;...: one field per line */
+            for (char *tok = strtok(line + 4, ";"); tok; tok = strtok(NULL, ";"))
+                printf("    %s\n", tok);
+        } else if (sscanf(line, "%31s %d %31s %n", coll, &k, alg, &at) == 3 && k >= 0 && k < 62) {
+            printf("    %-15s %5s-%-5s -> %-8s (%s)\n", coll, size_name(k, lo, sizeof lo),
+                   size_name(k + 1, hi, sizeof hi), alg, line + at);
+        }
+    }
+    fclose(f);
+}
+
+/* Where libvred-mpi keeps what it learned (VRED_LEARN), and every file there. */
+static void print_learned(void)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char dir[4096];
+    if (xdg && xdg[0] == '/') snprintf(dir, sizeof dir, "%s/vred/learned", xdg);
+    else if (home && home[0] == '/') snprintf(dir, sizeof dir, "%s/.cache/vred/learned", home);
+    else dir[0] = 0;
+    printf("\nLearned selection (VRED_LEARN; per CPU, MPI, libvred build and communicator shape)\n");
+    printf("  directory:       %s\n", dir[0] ? dir : "(none: no HOME or XDG_CACHE_HOME)");
+    DIR *d = dir[0] ? opendir(dir) : NULL;
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len < 5 || strcmp(e->d_name + len - 4, ".txt")) continue;
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        print_learned_file(path);
+        n++;
+    }
+    if (d) closedir(d);
+    if (!n) printf("  nothing learned yet (an MPI job with libvred-mpi learns at first use)\n");
+}
+
 static void usage(FILE *o)
 {
     fprintf(o, "usage: vred-info [--kernels]\n"
@@ -337,6 +395,7 @@ int main(int argc, char **argv)
            vred_copy_cache_bytes() / 1048576.0,
            t->llc_inclusive < 0 ? "unknown" : yesno(t->llc_inclusive), t->sockets,
            t->sockets == 1 ? "" : "s", vred_topo_my_socket());
+    print_learned();
     printf("\nSettings (environment; value in effect, accepted values)\n");
     vred_config_print(stdout);
     return 0;
