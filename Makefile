@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps test test-native test-asan test-tsan test-fuzz test-aarch64 bench bench-full report peers peers-check clean
+.PHONY: all build deps test test-native test-asan test-tsan test-fuzz test-aarch64 bench bench-full report peers peers-check bench-peers clean
 
 all: build
 
@@ -104,6 +104,11 @@ peers:
 
 peers-check:
 	VRED_PEERS_DIR=$(PEERS_DIR) scripts/peers-check.sh $(PEERS_BUILD)
+
+# `make bench-peers`: vred's automatic choice against each MPI (Debian's two and the PyPI three,
+# installed and built first), 2 ranks, 4 KiB-64 MiB, one table: bench/results/peers/table.md.
+bench-peers: build peers
+	VRED_PEERS_DIR=$(PEERS_DIR) BUILD=$(CURDIR)/$(BUILD) PEERS_BUILD=$(CURDIR)/$(PEERS_BUILD) bench/run_peers.sh
 
 clean:
 	rm -rf $(BUILD)
