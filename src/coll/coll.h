@@ -35,6 +35,7 @@ typedef struct vred_node vred_node; /* shm/node.h */
 enum { VRED_LEARN_CLASSES = 48, VRED_LEARN_MIN_CLASS = 10, VRED_LEARN_MAX_BYTES = 64 << 20 };
 typedef struct {
     signed char alg[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
+    signed char mode; /* rank 0's VRED_LEARN (a vred_learn_mode): all ranks act on the same */
 } vred_learned;
 
 /* What vred knows of a communicator, cached on it (src/mpi/comm.c). */

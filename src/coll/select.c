@@ -257,7 +257,7 @@ int vred_learn_class(vred_coll coll, const vred_comm *vc, size_t bytes)
 
 int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
-    vred_learn_mode m = vred_config_get()->learn;
+    vred_learn_mode m = (vred_learn_mode)vc->learned.mode;
     if ((m != VRED_LEARN_ON && m != VRED_LEARN_REDO) || vc->p2p_only ||
         env_choice(coll) != VRED_ALG_AUTO)
         return -1;
@@ -290,7 +290,7 @@ int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes, vr
  * VRED_ALG_MPI, or a vred algorithm that can run on vc. */
 static vred_alg learned(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
-    if (vred_config_get()->learn == VRED_LEARN_OFF) return VRED_ALG_AUTO;
+    if (vc->learned.mode == VRED_LEARN_OFF) return VRED_ALG_AUTO;
     int k = vred_learn_class(coll, vc, bytes);
     vred_alg a = k < 0 ? VRED_ALG_AUTO : (vred_alg)vc->learned.alg[coll][k];
     const rule *r = a == VRED_ALG_AUTO || a == VRED_ALG_MPI ? NULL : find(coll, a);

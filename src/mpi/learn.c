@@ -25,12 +25,16 @@ static const double BATCH_S = 1e-3, MARGIN = 0.03;
 
 int vred_learn_load(vred_comm *vc)
 {
-    vred_learn_mode m = vred_config_get()->learn;
-    if (m != VRED_LEARN_ON && m != VRED_LEARN_READ) return MPI_SUCCESS;
+    /* Rank 0's setting with its cells, so that ranks started with different VRED_LEARN values
+     * still measure together (or not at all) instead of waiting for each other. */
     if (vc->rank == 0) {
-        vred_learn_file f;
-        vred_learn_file_for(vc, &f);
-        vred_learn_file_read(&f, &vc->learned);
+        vred_learn_mode m = vred_config_get()->learn;
+        vc->learned.mode = (signed char)m;
+        if (m == VRED_LEARN_ON || m == VRED_LEARN_READ) {
+            vred_learn_file f;
+            vred_learn_file_for(vc, &f);
+            vred_learn_file_read(&f, &vc->learned);
+        }
     }
     return vred_next()->Bcast(&vc->learned, sizeof vc->learned, MPI_BYTE, 0, vc->comm);
 }

@@ -137,8 +137,10 @@ static int parse_cell(const char *line, vred_coll *coll, int *k, vred_alg *alg)
     int c = 0, a = 0;
     while (c < VRED_COLL_COUNT && strcmp(cname, vred_coll_name((vred_coll)c))) c++;
     while (a < VRED_ALG_COUNT && strcmp(aname, vred_alg_name((vred_alg)a))) a++;
-    /* "auto" is not a measurement */
-    if (c == VRED_COLL_COUNT || a == VRED_ALG_COUNT || a == VRED_ALG_AUTO) return -1;
+    /* "auto" is not a measurement, and an algorithm the collective lacks cannot be one */
+    if (c == VRED_COLL_COUNT || a == VRED_ALG_COUNT || a == VRED_ALG_AUTO ||
+        (a != VRED_ALG_MPI && !vred_select_fn((vred_coll)c, (vred_alg)a)))
+        return -1;
     *coll = (vred_coll)c;
     *alg = (vred_alg)a;
     return 0;
