@@ -75,6 +75,7 @@ void bc_fill(void *buf, MPI_Datatype dt, MPI_Op op, size_t count, unsigned seed,
         else if (dt == MPI_DOUBLE) ((double *)buf)[i] = (double)v;
         else if (dt == MPI_INT32_T) ((int32_t *)buf)[i] = (int32_t)v;
         else if (dt == MPI_INT64_T) ((int64_t *)buf)[i] = (int64_t)v;
+        else if (dt == MPI_UINT8_T) ((uint8_t *)buf)[i] = (uint8_t)v; /* SUM wraps alike */
     }
 }
 
@@ -240,6 +241,7 @@ static int type_of(const char *name, MPI_Datatype *dt, size_t *esize)
     if (!strcmp(name, "f64") || !strcmp(name, "double")) return *dt = MPI_DOUBLE, *esize = 8, 1;
     if (!strcmp(name, "i32") || !strcmp(name, "int32")) return *dt = MPI_INT32_T, *esize = 4, 1;
     if (!strcmp(name, "i64") || !strcmp(name, "int64")) return *dt = MPI_INT64_T, *esize = 8, 1;
+    if (!strcmp(name, "u8") || !strcmp(name, "uint8")) return *dt = MPI_UINT8_T, *esize = 1, 1;
     return 0;
 }
 
@@ -352,7 +354,7 @@ static void coll_usage(FILE *f)
         "  --min B --max B   size range (default 4K..64M)\n"
         "  --step 2|4        sizes grow by this factor (default 4)\n"
         "  --sizes LIST      explicit sizes instead, e.g. 4K,1M,64M\n"
-        "  --type T          f32 | f64 | i32 | i64 (default f32)\n"
+        "  --type T          f32 | f64 | i32 | i64 | u8 (default f32)\n"
         "  --op O            sum | max | min | prod (default sum)\n"
         "  --reps N          rounds (default 15; fewer, at least 5, when a call is long)\n"
         "  --budget S        seconds per (collective, size) (default 0.5)\n"

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""How far each vred algorithm is from its own aligned speed (issue 16, "any alignment, full
+speed"): `vred-bench coll --offset S/R --csv` runs at several offsets (bench/run_align.sh), the
+first at 0/0. Per collective, algorithm and size: time at 0/0 / time at the offset (1: as fast
+as aligned; < 1: slower). Prints one row per (collective, algorithm, size) with every offset,
+then the worst ratio per algorithm and every cell under the floor (default 0.9). The MPI's own
+column is shown too, for comparison (it is not vred's to fix).
+
+usage: bench/align_table.py [--floor F] REF=0/0.csv NAME=FILE.csv ...
+"""
+import csv
+import sys
+from collections import OrderedDict, defaultdict
+
+
+def size_name(b):
+    for unit, n in (("M", 1 << 20), ("K", 1 << 10)):
+        if b >= n and b % n == 0:
+            return f"{b // n}{unit}"
+    return str(b)
+
+
+def load(path):
+    with open(path, newline="") as f:
+        return {(r["collective"], r["impl"], int(r["size_bytes"])): r for r in csv.DictReader(f)}
+
+
+def main(argv):
+    floor = 0.9
+    if argv[:1] == ["--floor"]:
+        floor, argv = float(argv[1]), argv[2:]
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    runs = [(a.partition("=")[0], load(a.partition("=")[2])) for a in argv]
+    (ref_name, ref), others = runs[0], runs[1:]
+    first = next(iter(ref.values()))
+    print(f"{first['type']} {first['op']}, {first['ranks']} ranks, {first['sync']}, "
+          f"{first['mpi_library'].split(';')[0]}, {first.get('cpu', '?')}; "
+          f"ratio = time at {ref_name} / time at the offset")
+    print()
+    print("| collective | alg | size | " + " | ".join(n for n, _ in others) + " |")
+    print("| --- | --- | ---: | " + " | ".join("---:" for _ in others) + " |")
+    worst = OrderedDict()
+    under = []
+    for key, r0 in ref.items():
+        coll, impl, size = key
+        t0 = float(r0["median_us"])
+        cells = []
+        for name, run in others:
+            r = run.get(key)
+            if not r or t0 <= 0:
+                cells.append("")
+                continue
+            ratio = t0 / float(r["median_us"])
+            cells.append(f"{ratio:.2f}")
+            w = worst.get((coll, impl))
+            if w is None or ratio < w[0]:
+                worst[(coll, impl)] = (ratio, f"{size_name(size)} at {name}")
+            if ratio < floor and impl != "mpi":
+                under.append(f"{coll} {impl} {size_name(size)} at {name}: {ratio:.2f}")
+        print(f"| {coll} | {impl} | {size_name(size)} | " + " | ".join(cells) + " |")
+    print()
+    print("worst ratio per algorithm:")
+    for (coll, impl), (ratio, where) in worst.items():
+        print(f"  {coll:22s} {impl:9s} {ratio:.2f} ({where})")
+    print(f"vred cells under {floor}: {len(under)}")
+    for u in under:
+        print("  " + u)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

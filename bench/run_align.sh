@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Every vred algorithm at send/receive offsets against its own aligned time (issue 16, item 1):
+# vred-bench coll with each of vred's algorithms forced and the MPI's, calls back to back, at
+# 0/0 (4096-aligned) and at each offset S/R (bytes past a 4096-aligned address), then
+# bench/align_table.py: time at 0/0 / time at the offset per collective, algorithm and size.
+#
+# usage: bench/run_align.sh [--mpi openmpi|mpich] [--type f32|f64|u8] [--sizes LIST]
+#                           [--offsets LIST] [--coll LIST] [--algs LIST] [--budget S] [--out DIR]
+#   defaults: openmpi, f32, sizes 64K,1M,16M, offsets 4/4,8/8,16/16,32/32,48/48,0/16,16/0,
+#   4112/4112 (u8: 1/1,0/1,16/16,48/48 as well), every collective and algorithm
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$root/build}
+mpi=openmpi type=f32 sizes=64K,1M,16M budget=0.3 out=$root/bench/results/align
+offsets= colls=allreduce,reduce,reduce_scatter_block,bcast,allgather algs=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --mpi) mpi=$2; shift 2 ;;
+    --type) type=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
+    --offsets) offsets=$2; shift 2 ;;
+    --coll) colls=$2; shift 2 ;;
+    --algs) algs=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "run_align.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$offsets" ]; then
+  offsets=4/4,8/8,16/16,32/32,48/48,0/16,16/0,4112/4112
+  [ "$type" != u8 ] || offsets=1/1,0/1,$offsets
+fi
+case $mpi in
+  openmpi) run=(mpirun.openmpi --allow-run-as-root -np 2) ;;
+  mpich) run=(mpirun.mpich -np 2) ;;
+  *) echo "run_align.sh: --mpi openmpi|mpich" >&2; exit 2 ;;
+esac
+mkdir -p "$out"
+args=(coll --coll "$colls" --type "$type" --sizes "$sizes" --budget "$budget")
+[ -z "$algs" ] || args+=(--algs "$algs")
+pairs=()
+for off in 0/0 ${offsets//,/ }; do
+  csv=$out/$mpi-$type-${off//\//_}.csv
+  echo "== $mpi $type offset $off"
+  "${run[@]}" "$build/$mpi/vred-bench" "${args[@]}" --offset "$off" --csv "$csv" >/dev/null
+  pairs+=("$off=$csv")
+done
+python3 "$root/bench/align_table.py" "${pairs[@]}" | tee "$out/$mpi-$type.md"
