@@ -20,7 +20,8 @@
  *                 in some input, the rule of docs/semantics.md ("the `in` operand wins") applied
  *                 in the algorithm's fold order: a NaN or one of the element's non-NaN inputs,
  *                 bit for bit; a NaN if every input is one. Each rank alike (the hash), each
- *                 call alike (repeat).
+ *                 call alike (repeat). dpml (up to 16 KiB) folds in rank order: exactly the
+ *                 bits of ((x0 op x1) op x2) ..., NaN iff rank 0's value is.
  *
  * Collectives: allreduce, reduce (root 0 and the last rank), reduce_scatter_block,
  * reduce_scatter (uneven counts, one rank's zero), scan, exscan; every vred algorithm of each
@@ -74,6 +75,7 @@ typedef struct {
     const char *alg;
     uint64_t seed;
     int p, r;
+    int seq; /* MAX/MIN: the result is the rank-order fold (dpml within one bank) */
 } tcase;
 
 static int wrank, wsize, inject_fault, only_coll = -1;
@@ -259,6 +261,19 @@ static int check_elem(const tcase *c, const double *v, int k, double res, char *
     }
     default: {
         int mx = c->o == O_MAX;
+        if (c->seq) {
+            /* dpml folds in rank order, ((v0 op v1) op v2) ..., the accumulator as `in`: the
+             * kernel rule (docs/semantics.md) gives these exact bits, NaNs and zeros included. */
+            double acc = v[0];
+            for (int i = 1; i < k; i++)
+                if (mx ? v[i] > acc : v[i] < acc) acc = v[i];
+            snprintf(why, wn, "%.17g: the rank-order fold of dpml", acc);
+            if (nan) {
+                if (isnan(res)) nan_maxmin_nan++;
+                else nan_maxmin_value++;
+            }
+            return same_bits(c, res, acc) || (isnan(acc) && isnan(res));
+        }
         if (nan) {
             /* The kernel rule in the algorithm's fold order: a NaN or one of the inputs. */
             snprintf(why, wn, "a NaN or, bit for bit, one of the element's non-NaN inputs%s",
@@ -353,6 +368,9 @@ static void run_case(tcase *c)
     if (c->coll == C_SCAN) hi = r + 1;
     if (c->coll == C_EXSCAN) hi = r;
     int has = (c->coll != C_REDUCE || r == c->root) && hi > lo; /* defined result here */
+    /* dpml serves the call itself (no MA fallback) up to the model's 16 KiB */
+    c->seq = !strcmp(c->alg, "dpml") && nsend * es <= 16384 && c->coll != C_SCAN &&
+             c->coll != C_EXSCAN;
 
     unsigned char *sb = malloc(nsend * es + 8), *ra = malloc(nsend * es + 8),
                   *rb = malloc(nsend * es + 8), *ri = malloc(nsend * es + 8);
@@ -520,7 +538,7 @@ int main(int argc, char **argv)
                                 if (ci == (kind == K_MIXED ? 1 : 0)) continue;
                                 if (!take()) continue;
                                 tcase c = {coll, root ? wsize - 1 : 0, f32, o, kind, counts[ci],
-                                           alg, mix((uint64_t)enumno * 7919u), wsize, wrank};
+                                           alg, mix((uint64_t)enumno * 7919u), wsize, wrank, 0};
                                 run_case(&c);
                             }
             vred_mpi_force(coll_force[coll], "auto");
