@@ -163,6 +163,17 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
     return 1;
 }
 
+int vred_front_agree(const vred_coll_args *a, int local_ok, int all[3])
+{
+    /* The same allreduce checks that every rank names the same root (allgather: 0 on every
+     * rank): with different roots, erroneous, vred's algorithms would wait forever or move the
+     * wrong bytes, and neither MPI checks it (docs/reliability.md, "Bad input"). */
+    int mine[3] = {local_ok, a->root, -a->root};
+    memcpy(all, mine, sizeof mine);
+    return a->size < 2 ||
+           vred_next()->Allreduce(mine, all, 3, MPI_INT, MPI_MIN, a->comm) == MPI_SUCCESS;
+}
+
 int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
                           MPI_Comm user_comm)
 {
@@ -171,12 +182,8 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
         last_alg = VRED_ALG_MPI;
         return pass_select(coll, a->vc, a->count * a->esize);
     }
-    /* The same allreduce checks that every rank names the same root (allgather: 0 on every
-     * rank): with different roots, erroneous, vred's algorithms would wait forever or move the
-     * wrong bytes, and neither MPI checks it (docs/reliability.md, "Bad input"). */
-    int mine[3] = {local_ok, a->root, -a->root}, all[3] = {local_ok, a->root, -a->root};
-    if (a->size > 1 &&
-        vred_next()->Allreduce(mine, all, 3, MPI_INT, MPI_MIN, a->comm) != MPI_SUCCESS)
+    int all[3];
+    if (!vred_front_agree(a, local_ok, all))
         all[0] = 0; /* cannot tell: the MPI serves (every rank sees the same failure) */
     else if (all[1] != -all[2]) {
         last_alg = alg;

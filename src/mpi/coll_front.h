@@ -66,6 +66,11 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
 int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
                           MPI_Comm user_comm);
 
+/* vred_front_run_agreed's agreement, one allreduce: all[0] = 1 if every rank's local_ok is,
+ * all[1] = the least root, -all[2] = the greatest. 0 if the allreduce failed. (Also timed by
+ * the learned selection, which must measure what a call costs.) */
+int vred_front_agree(const vred_coll_args *a, int local_ok, int all[3]);
+
 /* For the fronts: note that the MPI library serves this call. */
 void vred_front_passed(void);
 
