@@ -183,7 +183,7 @@ static void ft_resolve(void)
 static inline void ft_init(void) { pthread_once(&ft_once, ft_resolve); }
 
 /* The MPI's function `name` (pnext[]), or abort: a Fortran symbol vred defines but the
- * libraries after it do not (not expected: Open MPI defines all of them). */
+ * libraries after it do not (not expected: the MPI defines every one of them). */
 static void *ft_need(void **slot, const char *name)
 {
     void *f = __atomic_load_n(slot, __ATOMIC_RELAXED);
@@ -356,12 +356,22 @@ static inline void hook_none(void) {}
 #define hook_before_finalize vred_mpi_before_finalize
 #define hook_after_finalize hook_none
 
+/* The mpi_f08 collectives only where their ABI is known to be the one above: Open MPI 4 without
+ * subarray support. Elsewhere (Open MPI 5, whose mpi_f08 may pass array descriptors) they stay
+ * the MPI's: a buffer read as the wrong thing would corrupt data, where a call left to the MPI
+ * is only not served. */
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION == 4
+#define VRED_F_DEFINE_F08 VRED_F_DEFINE
+#else
+#define VRED_F_DEFINE_F08(lc, id, mname, pname, params, args)
+#endif
+
 #define VRED_F_ALL(lc, UC, params, args)                                                        \
     VRED_F_DEFINE(lc, VRED_F_##lc * 5 + 0, mpi_##lc, pmpi_##lc, params, args)                   \
     VRED_F_DEFINE(lc, VRED_F_##lc * 5 + 1, mpi_##lc##_, pmpi_##lc##_, params, args)             \
     VRED_F_DEFINE(lc, VRED_F_##lc * 5 + 2, mpi_##lc##__, pmpi_##lc##__, params, args)           \
     VRED_F_DEFINE(lc, VRED_F_##lc * 5 + 3, MPI_##UC, PMPI_##UC, params, args)                   \
-    VRED_F_DEFINE(lc, VRED_F_##lc * 5 + 4, mpi_##lc##_f08_, VRED_F_P08_SYM(lc), params, args)
+    VRED_F_DEFINE_F08(lc, VRED_F_##lc * 5 + 4, mpi_##lc##_f08_, VRED_F_P08_SYM(lc), params, args)
 VRED_F_COLLS(VRED_F_ALL)
 
 #ifdef OPEN_MPI
