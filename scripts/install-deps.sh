@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what vred's build, tests and benchmarks need, if missing. Idempotent and quiet when
-# everything is there. Usage: scripts/install-deps.sh [build|test|bench]
+# everything is there. Usage: scripts/install-deps.sh [build|test|bench|fortran]
+# (fortran: also Debian's Quantum ESPRESSO, for bench/run_fortran.sh)
 set -euo pipefail
 what=${1:-test}
 
@@ -11,9 +12,13 @@ want() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed' || need_apt+=("$1")
 }
 
-for p in cmake gcc make pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich libhwloc-dev hwloc; do
+# gfortran: the Fortran tests (tests/fortran) and programs (bench/run_fortran.sh)
+for p in cmake gcc gfortran make pkg-config libopenmpi-dev openmpi-bin libmpich-dev mpich \
+         libhwloc-dev hwloc; do
   want "$p"
 done
+# a real Fortran MPI application and its example pseudopotentials (bench/run_fortran.sh)
+if [ "$what" = fortran ]; then want quantum-espresso; want quantum-espresso-data; fi
 if [ "$what" != build ]; then
   # the cross compiler only recommends its C library; the cross build needs its headers and crt
   for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind clang; do want "$p"; done

@@ -31,7 +31,7 @@ static void *find(const char *name)
 /* 1 if the first definition of name in the global lookup order is another object's: a PMPI
  * tool (or the executable) defines MPI_<X> before vred does. dli_saddr == f rules out a non-PIE
  * executable's PLT stub, which dlsym may return for a function whose address it takes. */
-static int other_first(const char *name)
+int vred_next_other_first(const char *name)
 {
     Dl_info self, first;
     void *f = dlsym(RTLD_DEFAULT, name);
@@ -43,7 +43,8 @@ static void resolve(void)
 {
 #define VRED_NEXT_FIND(name)                                                                    \
     vred_next_table.name = (__typeof__(PMPI_##name) *)find("PMPI_" #name);                      \
-    vred_next_table.tool_above[VRED_NEXT_ID_##name] = (unsigned char)other_first("MPI_" #name);
+    vred_next_table.tool_above[VRED_NEXT_ID_##name] =                                           \
+        (unsigned char)vred_next_other_first("MPI_" #name);
     VRED_NEXT_FUNCS(VRED_NEXT_FIND) VRED_NEXT_FUNCS_C(VRED_NEXT_FIND)
 #undef VRED_NEXT_FIND
     __atomic_store_n(&vred_next_ready, 1, __ATOMIC_RELEASE);

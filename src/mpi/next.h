@@ -52,6 +52,11 @@ extern int vred_next_ready;
  * abort: there is nothing correct vred could do instead. */
 const vred_next_fns *vred_next_resolve(void);
 
+/* 1 if the first definition of the function `name` in the global lookup order is another
+ * object's than libvred-mpi.so (a PMPI tool above vred). The Fortran entry points
+ * (fortran.c) ask it about their own names. */
+__attribute__((visibility("hidden"))) int vred_next_other_first(const char *name);
+
 /* The table; after the first call, one load and a branch. */
 static inline const vred_next_fns *vred_next(void)
 {

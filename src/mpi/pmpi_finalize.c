@@ -7,14 +7,23 @@
  */
 #include "comm.h"
 #include "next.h"
+#include "pmpi_hooks.h"
 #include "stats.h"
 #include "types.h"
 
-__attribute__((visibility("default"))) int MPI_Finalize(void)
+/* Once per process (see vred_mpi_after_init). */
+void vred_mpi_before_finalize(void)
 {
+    static int done;
+    if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL)) return;
     vred_stats_finalize();
     vred_comm_finalize();
     __atomic_store_n(&vred_mpi_state, VRED_MPI_FINALIZED, __ATOMIC_RELEASE);
+}
+
+__attribute__((visibility("default"))) int MPI_Finalize(void)
+{
+    vred_mpi_before_finalize();
     return vred_next()->Finalize();
 }
 VRED_PMPI(Finalize, (void), ())

@@ -7,10 +7,15 @@
 #include "config.h"
 #include "local/threads.h"
 #include "next.h"
+#include "pmpi_hooks.h"
 #include "types.h"
 
-static void after_init(void)
+/* Once per process: with a PMPI tool above vred, Open MPI's Fortran MPI_INIT reaches both vred's
+ * C front (through PMPI_Init) and its Fortran one (fortran.c). */
+void vred_mpi_after_init(void)
 {
+    static int done;
+    if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL)) return;
     if (vred_mpi_disabled || vred_config_get()->threads) return;
     MPI_Comm node;
     if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
@@ -23,7 +28,7 @@ static void after_init(void)
 __attribute__((visibility("default"))) int MPI_Init(int *argc, char ***argv)
 {
     int rc = vred_next()->Init(argc, argv);
-    if (rc == MPI_SUCCESS) after_init();
+    if (rc == MPI_SUCCESS) vred_mpi_after_init();
     return rc;
 }
 VRED_PMPI(Init, (int *argc, char ***argv), (argc, argv))
@@ -32,7 +37,7 @@ __attribute__((visibility("default"))) int MPI_Init_thread(int *argc, char ***ar
                                                            int *provided)
 {
     int rc = vred_next()->Init_thread(argc, argv, required, provided);
-    if (rc == MPI_SUCCESS) after_init();
+    if (rc == MPI_SUCCESS) vred_mpi_after_init();
     return rc;
 }
 VRED_PMPI(Init_thread, (int *argc, char ***argv, int required, int *provided),

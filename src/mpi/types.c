@@ -3,6 +3,7 @@
  * signedness (MPI_LONG -> int64 on LP64), Fortran types by the MPI's own MPI_Type_size; every
  * entry is checked against the MPI's extent, so a layout vred does not share is passed through.
  */
+#include <fenv.h>
 #include <float.h>
 #include <limits.h>
 #include <pthread.h>
@@ -236,9 +237,16 @@ __attribute__((constructor)) static void read_disable(void)
     vred_mpi_disabled = vred_config_get()->disable;
 }
 
+/* The probes (cprod_matches: inf * 0, NaN operands) raise IEEE invalid in the caller's thread:
+ * run them with the floating-point environment held (flags cleared, traps off) and put it back
+ * as it was, so that the program neither traps (feenableexcept) nor sees flags it did not raise
+ * (gfortran reports them at STOP: Quantum ESPRESSO printed a line it does not print alone). */
 static void build_once(void)
 {
+    fenv_t env;
+    int held = feholdexcept(&env) == 0;
     build();
+    if (held) fesetenv(&env);
     int unbuilt = VRED_MPI_UNBUILT; /* a racing MPI_Finalize wins */
     __atomic_compare_exchange_n(&vred_mpi_state, &unbuilt, VRED_MPI_READY, 0, __ATOMIC_RELEASE,
                                 __ATOMIC_RELAXED);
