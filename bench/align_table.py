@@ -9,15 +9,12 @@ column is shown too, for comparison (it is not vred's to fix).
 usage: bench/align_table.py [--floor F] REF=0/0.csv NAME=FILE.csv ...
 """
 import csv
+import os
 import sys
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 
-
-def size_name(b):
-    for unit, n in (("M", 1 << 20), ("K", 1 << 10)):
-        if b >= n and b % n == 0:
-            return f"{b // n}{unit}"
-    return str(b)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers_table import size_name  # noqa: E402
 
 
 def load(path):
