@@ -5,7 +5,8 @@
 #                                        VRED_STATS must show vred served MPI_Reduce_local and
 #                                        every collective, passing on only the calls the test
 #                                        forced to the MPI (and what vred never serves: tiny
-#                                        allreduces, a one-rank bcast/allgather)
+#                                        allreduces, a one-rank bcast/allgather). LIB is
+#                                        also preloaded unless VRED_FTEST_PRELOAD=0 (ASan)
 #   run.sh inject  EXE LIB LAUNCHER...   the same with one result bit flipped: must fail
 #   run.sh preload EXE LIB LAUNCHER...   fallreduce_loop, not linked with vred, LIB preloaded:
 #                                        vred must serve every 1 MiB allreduce, and the printed
@@ -27,7 +28,10 @@ fail() { echo "FAIL: $*"; cat "$out"; exit 1; }
 
 case $mode in
 coll)
-  "$@" env VRED_STATS=sum LD_PRELOAD="$lib" "$exe" >"$out" 2>&1 || fail "exit status $?"
+  # VRED_FTEST_PRELOAD=0: the program is linked with LIB; do not preload it (ASan builds)
+  pre=(LD_PRELOAD="$lib")
+  [ "${VRED_FTEST_PRELOAD:-1}" = 0 ] && pre=()
+  "$@" env VRED_STATS=sum "${pre[@]}" "$exe" >"$out" 2>&1 || fail "exit status $?"
   grep -q ' 0 failures$' "$out" || fail "no '0 failures' line"
   np=$(sed -n 's/^ *fortran collectives: \([0-9]*\) ranks.*/\1/p' "$out")
   stats=$(grep '^vred-stats rank=all coll=' "$out") || fail "no VRED_STATS lines"
@@ -87,5 +91,8 @@ tool-first | vred-first)
   [ "$got" = "$np" ] || fail "expected $np lines 'ftool: $want'"
   echo "PASS ($mode): vred served the 1 MiB allreduces; the tool saw: $want"
   ;;
-*) echo "usage: run.sh coll|inject|preload|tool-first|vred-first EXE LIB [TOOL] LAUNCHER..."; exit 2 ;;
+*)
+  echo "usage: run.sh coll|inject|preload|tool-first|vred-first EXE LIB [TOOL] LAUNCHER..."
+  exit 2
+  ;;
 esac
