@@ -63,6 +63,7 @@ test-aarch64:
 bench:
 	@echo "== [1/5] dependencies (scripts/install-deps.sh bench)"
 	@scripts/install-deps.sh bench
+	@scripts/install-deps.sh fortran
 	@echo "== [2/5] build ($(BUILD))"
 	@$(MAKE) --no-print-directory build
 	@echo "== [3/5] MPI_Reduce_local: vred vs the MPI vs memcpy (bench/run_local.sh)"
@@ -75,6 +76,7 @@ bench:
 bench-full:
 	@echo "== [1/5] dependencies (scripts/install-deps.sh bench)"
 	@scripts/install-deps.sh bench
+	@scripts/install-deps.sh fortran
 	@echo "== [2/5] build ($(BUILD))"
 	@$(MAKE) --no-print-directory build
 	@echo "== [3/5] MPI_Reduce_local, 1 KiB-128 MiB (bench/run_local.sh --full)"
@@ -87,6 +89,7 @@ bench-full:
 report:
 	@echo "== dependencies (scripts/install-deps.sh bench) and build ($(BUILD))"
 	@scripts/install-deps.sh bench
+	@scripts/install-deps.sh fortran
 	@$(MAKE) --no-print-directory build
 	bench/run_report.sh --build $(BUILD) $(if $(QUICK),--quick)
 

@@ -4,7 +4,7 @@
 # (bench/report.py). `make report` runs this after building.
 #
 # usage: bench/run_report.sh [--build DIR] [--out DIR] [--only LIST] [--quick] [--no-report]
-#   --only LIST   a subset of: local counters lammps train copy reduce scalar (default all), run in
+#   --only LIST   a subset of: local counters lammps train copy reduce scalar fortran (default all), run in
 #                 the order given
 #   --quick       smaller sizes / fewer rounds everywhere (a smoke test of the pipeline: ~8 min)
 #   --lite        between the two: fewer sizes and rounds, the same experiments (for a busy machine)
@@ -31,6 +31,9 @@
 #               table I, figs 6-8, 10-11)
 #   7 scalar    an array reduced to one value, strong (2^29 floats) and weak (2^25 per rank)
 #               scaling on 1, 2 and 4 (oversubscribed) ranks (fourth paper, figs 1-3)
+#   8 fortran   Fortran callers (issue 13): a 64 MiB MPI_REAL allreduce loop (`use mpi`) on Open
+#               MPI and MPICH, and Debian's Quantum ESPRESSO (pw.x) on 2 ranks, with and without
+#               vred (bench/run_fortran.sh)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,7 +52,7 @@ while [ $# -gt 0 ]; do
     *) echo "run_report.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-all=(local counters lammps train copy reduce scalar)
+all=(local counters lammps train copy reduce scalar fortran)
 if [ "$only" = all ]; then sel=("${all[@]}"); else IFS=', ' read -r -a sel <<<"$only"; fi
 for e in "${sel[@]}"; do
   [[ " ${all[*]} " == *" $e "* ]] || { echo "run_report.sh: unknown experiment '$e' (${all[*]})" >&2; exit 2; }
@@ -240,6 +243,17 @@ x_scalar() {
       --csv "$o/scalar-openmpi.csv" >>"$o/scalar-openmpi.txt" || failed+=("scalar/np$np")
   done
   end scalar
+}
+
+# ---- 8: Fortran callers ---------------------------------------------------------------------------
+x_fortran() {
+  begin fortran "Fortran callers: 64 MiB allreduce loop, Quantum ESPRESSO (issue 13)"
+  reps=5
+  [ $lite = 1 ] && reps=3
+  [ $quick = 1 ] && reps=2
+  run fortran "$root/bench/run_fortran.sh" --build "$B" --reps $reps --out "$out/fortran" >"$out/fortran/run.txt" 2>&1 ||
+    failed+=(fortran)
+  end fortran
 }
 
 # In the order given (--only), so the most wanted results come first on a busy machine.
