@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <mpi.h>
 #include "sync.h"
@@ -18,7 +19,11 @@ static inline void cpu_relax(void)
 
 /* Spin this many polls before yielding: long enough to catch a peer that is a few microseconds
  * behind on its own core, short enough not to starve a peer that shares ours. */
-enum { SPIN = 4000, PROGRESS_EVERY = 64, CHECK_EVERY = 1 << 14 };
+enum { SPIN = 4000, PROGRESS_EVERY = 64 };
+/* How often a waiter that yields asks whether its peer still lives. By the clock, not by polls:
+ * on a busy machine one sched_yield can give the core away for a whole time slice (ms), and a
+ * count of 16,384 polls then took minutes, so a job with a dead rank looked hung. */
+static const double CHECK_S = 0.1;
 
 /* While we wait, a peer may be inside the MPI waiting for a message of ours from an earlier
  * point-to-point call that the MPI has not finished delivering (the end of a large transfer,
@@ -32,11 +37,35 @@ static void progress(const vred_shm *s)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag, MPI_STATUS_IGNORE);
 }
 
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* 1 if pid has exited: gone (ESRCH), or a zombie its parent has not reaped yet (kill() still
+ * succeeds on those; a launcher that keeps going after a rank died may reap late or never). */
+static int has_exited(pid_t pid)
+{
+    if (kill(pid, 0) != 0) return errno == ESRCH;
+    char path[32], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    /* "pid (comm) S ...": the state follows the last ')' (comm may hold one). */
+    const char *r = strrchr(buf, ')');
+    return r && (r[2] == 'Z' || r[2] == 'X');
+}
+
 /* A peer that no longer exists will never publish: end the job rather than hang. */
 static void check_alive(const vred_shm *s, int peer)
 {
     pid_t pid = __atomic_load_n(&s->ctl[peer].pid, __ATOMIC_RELAXED);
-    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) {
+    if (pid > 0 && has_exited(pid)) {
         fprintf(stderr, "vred: node rank %d (pid %d) has died during a shared-memory "
                         "collective; aborting\n", peer, (int)pid);
         PMPI_Abort(MPI_COMM_WORLD, 1);
@@ -46,12 +75,23 @@ static void check_alive(const vred_shm *s, int peer)
 static void wait_counter(const vred_shm *s, int peer, const uint64_t *counter, uint64_t value)
 {
     if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) return;
+    double next_check = 0;
     for (unsigned long polls = 1;; polls++) {
         if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) return;
-        if (polls < SPIN) cpu_relax();
-        else sched_yield();
-        if (polls >= SPIN && polls % PROGRESS_EVERY == 0) progress(s);
-        if (polls % CHECK_EVERY == 0 && s->check_peers) check_alive(s, peer);
+        if (polls < SPIN) {
+            cpu_relax();
+            continue;
+        }
+        sched_yield();
+        if (polls % PROGRESS_EVERY) continue;
+        progress(s);
+        if (!s->check_peers) continue;
+        double t = now();
+        if (next_check == 0) next_check = t + CHECK_S;
+        else if (t >= next_check) {
+            check_alive(s, peer);
+            next_check = t + CHECK_S;
+        }
     }
 }
 
