@@ -45,14 +45,21 @@ int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MP
     return 1;
 }
 
-/* The bytes of one element of datatype if it is predefined and packed, else 0. Named types
- * only: a derived type, even a contiguous one, is the MPI's (its layout is the MPI's to read).
- * The extents rule out the pair types with padding (MPI_DOUBLE_INT: size 12, extent 16). */
+/* The bytes of one element of datatype if it is predefined and packed, or a contiguous type
+ * over such a one (vred_mpi_contiguous_of), else 0: other derived types are the MPI's (their
+ * layout is the MPI's to read). The extents rule out the pair types with padding
+ * (MPI_DOUBLE_INT: size 12, extent 16). */
 size_t vred_front_packed_size(MPI_Datatype datatype)
 {
     int ni, na, nd, combiner, size;
     MPI_Aint lb, extent, tlb, textent;
+    MPI_Datatype named;
+    size_t per;
     if (datatype == MPI_DATATYPE_NULL) return 0; /* the MPI reports the error */
+    if (vred_mpi_contiguous_of(datatype, &named, &per)) {
+        size_t one = vred_front_packed_size(named);
+        return one && per <= SIZE_MAX / one ? one * per : 0;
+    }
     /* Fast path (a call that then goes to the MPI should cost next to nothing): a datatype of
      * the reductions' table is named; it is packed when the MPI's size is vred's element size
      * (the pair types with padding differ: MPI_DOUBLE_INT is 12 bytes in a 16-byte element). */

@@ -51,7 +51,7 @@ int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype dataty
                            size_t *type_bytes, int *packed);
 
 /* The bytes of one element of datatype if it is a named type whose elements are packed (size ==
- * extent == true extent, true lb 0), else 0. */
+ * extent == true extent, true lb 0), or a contiguous derived type over one, else 0. */
 size_t vred_front_packed_size(MPI_Datatype datatype);
 
 /* Select and run. 1 if vred served the call (*rc = its result), 0 if the MPI library must. */

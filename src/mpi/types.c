@@ -263,6 +263,46 @@ int vred_mpi_tables_init(void)
     return __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE) == VRED_MPI_READY;
 }
 
+int vred_mpi_contiguous_of(MPI_Datatype dt, MPI_Datatype *named, size_t *per)
+{
+    /* Walk down the contiguous layers; each derived handle MPI_Type_get_contents returns is the
+     * caller's to free (named ones must not be). A depth bound: no datatype nests this deep in
+     * practice, and a walk must end. */
+    MPI_Datatype cur = dt;
+    size_t n = 1;
+    int found = 0;
+    for (int depth = 0; depth < 32; depth++) {
+        int ni, na, nd, combiner, k = 0;
+        MPI_Aint none = 0;
+        MPI_Datatype inner;
+        if (cur == MPI_DATATYPE_NULL ||
+            PMPI_Type_get_envelope(cur, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+            break;
+        if (combiner == MPI_COMBINER_NAMED) {
+            found = cur != dt;
+            break;
+        }
+        if (combiner != MPI_COMBINER_CONTIGUOUS || ni != 1 || na != 0 || nd != 1 ||
+            PMPI_Type_get_contents(cur, 1, 0, 1, &k, &none, &inner) != MPI_SUCCESS)
+            break;
+        if (cur != dt) PMPI_Type_free(&cur);
+        cur = inner;
+        if (k < 0 || (k > 0 && n > SIZE_MAX / (size_t)k)) break;
+        n *= (size_t)k;
+    }
+    if (found) {
+        *named = cur;
+        *per = n;
+        return 1;
+    }
+    int ni, na, nd, combiner;
+    if (cur != dt && cur != MPI_DATATYPE_NULL &&
+        PMPI_Type_get_envelope(cur, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+        combiner != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&cur);
+    return 0;
+}
+
 int vred_mpi_lookup(MPI_Datatype datatype, MPI_Op op, int *type, int *vop)
 {
     vred_type vt;

@@ -71,6 +71,14 @@ static inline int vred_mpi_map(MPI_Datatype dt, MPI_Op op, vred_type *vt, vred_o
     return 1;
 }
 
+/* The named datatype and the count of its elements in one element of dt, when dt is made only
+ * of MPI_Type_contiguous (nested) over a named type: its layout is then that type's elements one
+ * after another, bytes vred's bcast and allgather can move. 0 for anything else (vector,
+ * struct, resized, indexed, ...: the MPI's to read) and for named types themselves. (The
+ * reductions take named types only: both MPIs refuse a predefined op on a derived datatype,
+ * MPI_ERR_OP, as the standard lists only basic datatypes for them.) */
+int vred_mpi_contiguous_of(MPI_Datatype dt, MPI_Datatype *named, size_t *per);
+
 /* vred_mpi_lookup (include/vred_mpi.h) is the exported form of vred_mpi_map. */
 
 #endif

@@ -67,6 +67,9 @@ typedef struct {
     int must_fail;  /* erroneous by the standard (an MPI may still accept it) */
     int isolate;    /* an MPI may crash or hang on it: one launch each (bad_input.sh) */
     void (*edit)(bi_args *a, int coll, int rank, int nprocs);
+    int contiguous; /* valid through a contiguous derived type: vred may serve it (bcast and
+                       allgather move its bytes), with the MPI's result; the other valid cases are
+                       the MPI's */
 } bi_case;
 
 extern const bi_case bi_cases[];

@@ -20,8 +20,9 @@
  * split, a dup and a reversed split (key = -rank). Each algorithm forced in turn with
  * vred_mpi_force(), and "auto"; after each call vred_mpi_last_alg() tells who served it.
  * Everywhere: the send buffer is not modified, nothing is written before or after the receive
- * buffer. A user-defined op (commutative and not) and a derived datatype (2 contiguous ints) go
- * to the MPI (last_alg "mpi") and give its result, under "auto" and under forced algorithms.
+ * buffer. A user-defined op (commutative and not) and derived datatypes (2 contiguous ints, a
+ * resized int) go to the MPI (last_alg "mpi") and give its result (both MPIs refuse a predefined
+ * op on a derived type), under "auto" and under forced algorithms.
  *
  * TEST_SHM_UNAVAILABLE=1 (tests/mpi/shm_full.sh): no region can be made; a forced shared-memory
  * algorithm must fall back to vred's point-to-point ones.
@@ -776,6 +777,10 @@ static void sweep_user(const commi *cm)
     MPI_Op_create(op_first, 0, &first);
     MPI_Type_contiguous(2, MPI_INT, &int2);
     MPI_Type_commit(&int2);
+    /* An int under another combiner: the same layout, still the MPI's. */
+    MPI_Datatype rint;
+    MPI_Type_create_resized(MPI_INT, 0, sizeof(int), &rint);
+    MPI_Type_commit(&rint);
     int pi = 0;
     while (pairs[pi].t != T_I32 || pairs[pi].o != O_SUM) pi++;
     static const char *forced[NCOLL] = {"ring", "binomial", "redscat", "ring", "recdbl", "recdbl"};
@@ -784,7 +789,7 @@ static void sweep_user(const commi *cm)
             if (only_coll >= 0 && coll != only_coll) continue;
             const char *alg = pass ? forced[coll] : "auto";
             if (!force(coll, alg)) continue;
-            for (int v = 0; v < 3; v++)
+            for (int v = 0; v < 4; v++)
                 for (int k = 0; k < 2; k++) {
                     tcase c;
                     if (!take()) continue;
@@ -796,11 +801,13 @@ static void sweep_user(const commi *cm)
                     if (v == 0) { c.op = cplus; c.oname = "user(a+1)(b+1)-1"; }
                     if (v == 1) { c.op = first; c.oname = "user-noncommutative"; }
                     if (v == 2) { c.dt = int2; c.esize = 8; c.tname = "contiguous(2,MPI_INT)"; c.oname = "SUM"; }
+                    if (v == 3) { c.dt = rint; c.esize = 4; c.tname = "resized(MPI_INT)"; c.oname = "SUM"; }
                     run_case(&c);
                 }
             unforce(coll);
         }
     MPI_Type_free(&int2);
+    MPI_Type_free(&rint);
     MPI_Op_free(&cplus);
     MPI_Op_free(&first);
 }

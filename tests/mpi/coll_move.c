@@ -13,9 +13,10 @@
  * forced in turn with vred_mpi_force(); with MPI-4, alternate cases through the _c entry
  * points. Everywhere: nothing is written before or after the receive buffer, the send buffer
  * (allgather) and the root's buffer (bcast) are not modified.
- * A derived type (MPI_Type_vector and MPI_Type_contiguous of ints) and a padded pair type
- * (MPI_DOUBLE_INT) must go to the MPI (last_alg "mpi") and give its result, under every forced
- * algorithm.
+ * A contiguous derived type of ints is vred's, like the predefined types. Derived types other
+ * than contiguous ones (MPI_Type_vector of ints, strided and not) and a
+ * padded pair type (MPI_DOUBLE_INT) must go to the MPI (last_alg "mpi") and give its result,
+ * under every forced algorithm.
  *
  * Options (identical on every rank):
  *   --expect-vred         forced "pipe" must be served by "pipe", "mpi" by the MPI, "auto" by a
@@ -303,10 +304,12 @@ static void passthrough_cases(const commi *cm)
     MPI_Datatype vec, con;
     MPI_Type_vector(N, 1, 2, MPI_INT, &vec);
     MPI_Type_commit(&vec);
-    MPI_Type_contiguous(4, MPI_INT, &con);
+    /* (A contiguous type over a named one is vred's: packed like the named type. Any other
+     * derived type is the MPI's, even one with the same layout as 4 ints.) */
+    MPI_Type_vector(1, 4, 4, MPI_INT, &con);
     MPI_Type_commit(&con);
     static typei tv = {"vector(1000,1,2,int)", MPI_DATATYPE_NULL, 4};
-    static typei tc = {"contiguous(4,int)", MPI_DATATYPE_NULL, 4};
+    static typei tc = {"vector(1,4,4,int)", MPI_DATATYPE_NULL, 4};
     static typei tp = {"MPI_DOUBLE_INT", MPI_DATATYPE_NULL, 12};
     tv.dt = vec, tc.dt = con, tp.dt = MPI_DOUBLE_INT;
     const typei *ts[3] = {&tv, &tc, &tp};
@@ -325,8 +328,8 @@ static void passthrough_cases(const commi *cm)
     MPI_Type_free(&con);
 }
 
-/* Legal calls whose ranks use different datatypes of one type signature (a derived contiguous
- * type on rank 0, MPI_INT elsewhere; MPI_2INT against MPI_INT): every rank must reach the same
+/* Legal calls whose ranks use different datatypes of one type signature (a derived vector type
+ * of one block on rank 0, MPI_INT elsewhere; MPI_2INT against MPI_INT): every rank must reach the same
  * decision (vred or the MPI) or the job hangs. On a fresh communicator (its first collective),
  * small and 20 MiB, auto and forced pipe; the results must be exact. */
 static void mixed_type_cases(void)
@@ -348,9 +351,10 @@ static void mixed_type_cases(void)
             snprintf(desc, sizeof desc, "mixed datatypes, %d ints, alg=%s", n, algs[ai]);
             int *buf = malloc((size_t)n * p * sizeof(int));
             MPI_Datatype block, two;
-            MPI_Type_contiguous(n, MPI_INT, &block);
+            /* derived, and not contiguous ones (which vred serves): the MPI's on this rank */
+            MPI_Type_vector(1, n, n, MPI_INT, &block);
             MPI_Type_commit(&block);
-            MPI_Type_contiguous(2, MPI_INT, &two); /* derived: the MPI's on this rank */
+            MPI_Type_vector(1, 2, 2, MPI_INT, &two);
             MPI_Type_commit(&two);
             int root = p - 1;
             for (int i = 0; i < n; i++) buf[i] = r == root ? i * 3 + 1 : -1;
@@ -411,13 +415,17 @@ int main(int argc, char **argv)
     cms[1] = (commi){"split", split, 0, 0, 0, 0};
     cms[2] = (commi){"dup", dup, 0, 0, 0, 0};
     cms[3] = (commi){"reversed", rev, 0, 0, 0, 0};
-    typei types[3] = {{"MPI_BYTE", MPI_BYTE, 1}, {"MPI_INT", MPI_INT, 4},
-                      {"MPI_DOUBLE", MPI_DOUBLE, 8}};
+    /* A contiguous type over a named one is vred's like the named type (its bytes in order). */
+    MPI_Datatype int3;
+    MPI_Type_contiguous(3, MPI_INT, &int3);
+    MPI_Type_commit(&int3);
+    typei types[4] = {{"MPI_BYTE", MPI_BYTE, 1}, {"MPI_INT", MPI_INT, 4},
+                      {"MPI_DOUBLE", MPI_DOUBLE, 8}, {"contiguous(3,int)", int3, 12}};
     for (int i = 0; i < 4; i++) {
         MPI_Comm_rank(cms[i].c, &cms[i].rank);
         MPI_Comm_size(cms[i].c, &cms[i].size);
         node_shape(&cms[i]);
-        predefined_cases(&cms[i], i, types, 3);
+        predefined_cases(&cms[i], i, types, 4);
         passthrough_cases(&cms[i]);
     }
     mixed_type_cases();
@@ -430,6 +438,7 @@ int main(int argc, char **argv)
     if (!wrank)
         printf("coll_move: %d ranks, %ld checks, %ld failures; vred served %ld of %ld calls "
                "(rank 0)\n", wsize, all[1], all[0], served, calls);
+    MPI_Type_free(&int3);
     MPI_Comm_free(&split);
     MPI_Comm_free(&dup);
     MPI_Comm_free(&rev);
