@@ -6,10 +6,14 @@ as aligned; < 1: slower). Prints one row per (collective, algorithm, size) with 
 then the worst ratio per algorithm and every cell under the floor (default 0.9). The MPI's own
 column is shown too, for comparison (it is not vred's to fix).
 
-usage: bench/align_table.py [--floor F] REF=0/0.csv NAME=FILE.csv ...
+usage: bench/align_table.py [--floor F] REF=0/0.csv[,...] NAME=FILE.csv[,FILE.csv...] ...
+Several files for one offset (comma-separated: rounds of bench/run_align.sh --rounds, taken in
+turn with the other offsets' so that a change in the machine's load hits every offset alike):
+the median of their times per cell.
 """
 import csv
 import os
+import statistics
 import sys
 from collections import OrderedDict
 
@@ -17,9 +21,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers_table import size_name  # noqa: E402
 
 
-def load(path):
-    with open(path, newline="") as f:
-        return {(r["collective"], r["impl"], int(r["size_bytes"])): r for r in csv.DictReader(f)}
+def load(paths):
+    """Rows by (collective, impl, size) of one or more CSVs (comma-separated), with median_us the
+    median over the files."""
+    times, rows = {}, {}
+    for path in paths.split(","):
+        with open(path, newline="") as f:
+            for r in csv.DictReader(f):
+                key = (r["collective"], r["impl"], int(r["size_bytes"]))
+                rows.setdefault(key, dict(r))
+                times.setdefault(key, []).append(float(r["median_us"]))
+    for key, ts in times.items():
+        rows[key]["median_us"] = str(statistics.median(ts))
+        rows[key]["rounds"] = str(len(ts))
+    return rows
 
 
 def main(argv):
@@ -34,7 +49,8 @@ def main(argv):
     first = next(iter(ref.values()))
     print(f"{first['type']} {first['op']}, {first['ranks']} ranks, {first['sync']}, "
           f"{first['mpi_library'].split(';')[0]}, {first.get('cpu', '?')}; "
-          f"ratio = time at {ref_name} / time at the offset")
+          f"ratio = time at {ref_name} / time at the offset; medians of {first['rounds']} round(s), "
+          "offsets taken in turn")
     print()
     print("| collective | alg | size | " + " | ".join(n for n, _ in others) + " |")
     print("| --- | --- | ---: | " + " | ".join("---:" for _ in others) + " |")

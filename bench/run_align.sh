@@ -6,13 +6,18 @@
 #
 # usage: bench/run_align.sh [--mpi openmpi|mpich] [--type f32|f64|u8] [--sizes LIST]
 #                           [--offsets LIST] [--coll LIST] [--algs LIST] [--budget S] [--out DIR]
+#                           [--rounds R]
 #   defaults: openmpi, f32, sizes 64K,1M,16M, offsets 4/4,8/8,16/16,32/32,48/48,0/16,16/0,
-#   4112/4112 (u8: 1/1,0/1,16/16,48/48 as well), every collective and algorithm
+#   4112/4112 (u8: 1/1,0/1,16/16,48/48 as well), every collective and algorithm, 3 rounds.
+#   Each round runs every offset once, 0/0 included, starting one offset later than the round
+#   before: a load that comes and goes (another job) then lands on every offset alike, and the
+#   table takes the median of the rounds per cell. (One pass per offset, 0/0 first, blamed the
+#   offsets for a load that arrived after the 0/0 run: even the MPI's own column dropped 4x.)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
 mpi=openmpi type=f32 sizes=64K,1M,16M budget=0.3 out=$root/bench/results/align
-offsets= colls=allreduce,reduce,reduce_scatter_block,bcast,allgather algs=
+offsets= colls=allreduce,reduce,reduce_scatter_block,bcast,allgather algs= rounds=3
 while [ $# -gt 0 ]; do
   case $1 in
     --mpi) mpi=$2; shift 2 ;;
@@ -23,7 +28,8 @@ while [ $# -gt 0 ]; do
     --algs) algs=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "run_align.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -39,11 +45,17 @@ esac
 mkdir -p "$out"
 args=(coll --coll "$colls" --type "$type" --sizes "$sizes" --budget "$budget")
 [ -z "$algs" ] || args+=(--algs "$algs")
-pairs=()
-for off in 0/0 ${offsets//,/ }; do
-  csv=$out/$mpi-$type-${off//\//_}.csv
-  echo "== $mpi $type offset $off"
-  "${run[@]}" "$build/$mpi/vred-bench" "${args[@]}" --offset "$off" --csv "$csv" >/dev/null
-  pairs+=("$off=$csv")
+offs=(0/0 ${offsets//,/ })
+declare -A files
+for r in $(seq 1 "$rounds"); do
+  for k in "${!offs[@]}"; do
+    off=${offs[$(( (k + r - 1) % ${#offs[@]} ))]}
+    csv=$out/$mpi-$type-${off//\//_}-r$r.csv
+    echo "== $mpi $type round $r/$rounds offset $off ($(uptime | sed 's/.*load average/load/'))"
+    "${run[@]}" "$build/$mpi/vred-bench" "${args[@]}" --offset "$off" --csv "$csv" >/dev/null
+    files[$off]=${files[$off]:+${files[$off]},}$csv
+  done
 done
+pairs=()
+for off in "${offs[@]}"; do pairs+=("$off=${files[$off]}"); done
 python3 "$root/bench/align_table.py" "${pairs[@]}" | tee "$out/$mpi-$type.md"
