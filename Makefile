@@ -3,7 +3,7 @@ BUILD     ?= build
 JOBS      ?= $(shell nproc)
 CMAKE_ARGS ?=
 
-.PHONY: all build deps test test-native test-asan test-tsan test-fuzz test-aarch64 bench bench-full report peers peers-check bench-peers clean
+.PHONY: all build deps test test-native test-large test-asan test-tsan test-fuzz test-aarch64 bench bench-full report peers peers-check bench-peers clean
 
 all: build
 
@@ -22,7 +22,12 @@ test: deps
 	$(MAKE) --no-print-directory test-native test-asan test-tsan test-fuzz test-aarch64
 
 test-native: build
-	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS) -LE '^large$$'
+
+# Counts past 2^31 elements and 2^32 bytes through the _c forms (tests/mpi/large.c): ~10 GiB of
+# memory and a few minutes, so outside `make test`; one test at a time.
+test-large: build
+	ctest --test-dir $(BUILD) --output-on-failure -L '^large$$'
 
 # ASan + UBSan (halting on the first report): the unit tests, then a subset of the MPI tests for
 # each MPI (label asan, tests/sanitize/asan_mpi.cmake; the MPI libraries' own leaks are allowed,
