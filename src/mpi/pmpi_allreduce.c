@@ -5,10 +5,11 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
                  MPI_Op op, MPI_Comm comm, int *rc)
 {
     vred_coll_args a;
+    /* The state first, as in every front (pmpi_scan.c says why), the arguments after. */
+    if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     if (count < 0) return vred_pass(VRED_WHY_INVALID_ARG);
     if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
     if (count > 0 && (!recvbuf || !sendbuf)) return vred_pass(VRED_WHY_INVALID_ARG);
-    if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     a.rbuf = recvbuf;
     a.sbuf = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     a.count = (size_t)count;

@@ -11,9 +11,10 @@ static int serve(const void *sendbuf, void *recvbuf, const void *counts, int wid
                  MPI_Count block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int *rc)
 {
     vred_coll_args a;
-    if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
+    /* The state first, as in every front (pmpi_scan.c says why), the arguments after. */
     if (!counts && block < 0) return vred_pass(VRED_WHY_INVALID_ARG);
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
+    if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
     size_t *c = a.vc->counts, total = 0; /* the communicator's: no allocation per call */
     for (int i = 0; i < a.size; i++) {
         MPI_Count k = !counts ? block : wide ? ((const MPI_Count *)counts)[i]

@@ -5,10 +5,12 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
                  MPI_Op op, MPI_Comm comm, int exclusive, int *rc)
 {
     vred_coll_args a;
+    /* The communicator's state first (its setup is collective on first use), the arguments
+     * after: a check that one rank failed before the setup left the others waiting in it. */
+    if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     if (count < 0) return vred_pass(VRED_WHY_INVALID_ARG);
     if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
     if (count > 0 && !sendbuf) return vred_pass(VRED_WHY_INVALID_ARG);
-    if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     /* Exscan's receive buffer is not significant at rank 0 (and may be null there). */
     if (count > 0 && !recvbuf && !(exclusive && a.rank == 0))
         return vred_pass(VRED_WHY_INVALID_ARG);

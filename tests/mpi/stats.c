@@ -10,7 +10,7 @@
  * MPI_Allreduce_c with MPI-4), ma (256 KiB) and recdbl (4 KiB); reduce forced binomial and
  * forced "mpi"; scan and exscan forced recdbl; reduce_scatter_block and reduce_scatter forced
  * ring; bcast and allgather forced pipe; a bcast of MPI_DOUBLE_INT (padded: unsupported-type) and
- * one where rank 0 names MPI_INT and the others a contiguous type (other-rank / derived-type); a
+ * one where rank 0 names MPI_INT and the others a vector type (other-rank / derived-type); a
  * user-defined op; a derived datatype; small calls below the threshold of the tune file
  * tests/mpi/stats.tune (VRED_TUNE_FILE); an allreduce on an intercommunicator;
  * MPI_Reduce_local served (under the ISA's name), with a user op, a derived type, and complex
@@ -199,8 +199,10 @@ static void mix(void)
     for (int i = 0; i < BIG; i++) f[i] = (float)(i % 7), x[i] = i % 5;
     MPI_Op usum;
     MPI_Op_create(user_sum, 1, &usum);
+    /* 4 ints under a derived type that vred never serves (a contiguous one would be vred's in
+     * bcast and allgather) */
     MPI_Datatype int4;
-    MPI_Type_contiguous(4, MPI_INT, &int4);
+    MPI_Type_vector(1, 4, 4, MPI_INT, &int4);
     MPI_Type_commit(&int4);
 
     /* allreduce: ring (1 MiB), ma (256 KiB), recdbl (4 KiB) */
