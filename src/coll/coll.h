@@ -8,10 +8,14 @@
 #define VRED_COLL_H
 
 #include <stddef.h>
+#include <string.h>
 #include <mpi.h>
 #include "config.h"
 #include "kernels/dispatch.h"
-#include "scratch.h"
+#include "coll/scratch.h"
+/* The collectives fold with vred_par_reduce3 (out = a op b, a the left operand, MPI's `in`),
+ * split across threads when large: the one name for the threaded 3-buffer fold. */
+#include "local/threads.h"
 
 /* Cost-model parameters (model.c): seconds per message, seconds per byte on the wire, seconds
  * per byte of reduction (gamma); one set for links inside a node and one between nodes. */
@@ -150,8 +154,12 @@ static inline char *vred_at(const void *base, size_t elems, size_t esize)
     return (char *)base + elems * esize;
 }
 
-/* out = a op b over n elements (a is MPI's `in`, the left operand), split across threads when
- * large (local/threads.c). */
-void vred_coll_reduce3(const vred_coll_args *a, const void *x, const void *y, void *out, size_t n);
+/* One rank (a communicator of one rank at the front, a node of one rank in a hierarchical
+ * algorithm): the result is the input. The algorithms never see one rank. */
+static inline int vred_one_rank(const void *sbuf, void *rbuf, size_t bytes)
+{
+    if (bytes && sbuf != rbuf) memcpy(rbuf, sbuf, bytes);
+    return MPI_SUCCESS;
+}
 
 #endif

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "coll.h"
+#include "coll/coll.h"
 
 /*
  * Measured on the development machine (2 cores, AVX-512), 2 ranks, `vred-bench tune`, quiet:

@@ -9,7 +9,7 @@
  */
 #include <math.h>
 #include <stdio.h>
-#include "coll.h"
+#include "coll/coll.h"
 
 typedef double (*cost_fn)(double n, double p, double alpha, double beta, double gamma);
 

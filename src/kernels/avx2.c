@@ -18,8 +18,8 @@
  */
 #include <immintrin.h>
 #include <string.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 #define LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define ST256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))

@@ -9,8 +9,8 @@
  * dispatch keeps the faster one (docs/kernels.md has the measurement); VRED_TAIL overrides.
  */
 #include <immintrin.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 #define LD512(p) _mm512_loadu_si512((const void *)(p))
 #define ST512(p, v) _mm512_storeu_si512((void *)(p), (v))

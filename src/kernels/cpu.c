@@ -4,7 +4,7 @@
  * getauxval(AT_HWCAP). Read once, on first use.
  */
 #include <string.h>
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

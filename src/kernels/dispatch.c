@@ -5,9 +5,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "kernel.h"
-#include "dispatch.h"
-#include "../config.h"
+#include "kernels/kernel.h"
+#include "kernels/dispatch.h"
+#include "config.h"
 
 vred_kernel_table vred_active;
 vred_entry vred_entries[VRED_OP_COUNT][VRED_TYPE_COUNT];

@@ -2,7 +2,7 @@
 #ifndef VRED_DISPATCH_H
 #define VRED_DISPATCH_H
 
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 typedef struct {
     vred_binary_fn fn; /* NULL: op not defined on type */

@@ -16,8 +16,8 @@
  */
 #include <arm_neon.h>
 #include <string.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 typedef uint8x16_t vq; /* the one vector type the loop body sees: 16 bytes of anything */
 

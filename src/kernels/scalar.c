@@ -6,8 +6,8 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include "kernel.h"
-#include "scalar_ops.h"
+#include "kernels/kernel.h"
+#include "kernels/scalar_ops.h"
 
 /* T at any address: a typedef may lower alignment; may_alias because callers pass raw bytes. */
 #define VRED_UNALIGNED(T) typedef T __attribute__((aligned(1), may_alias)) u_t

@@ -14,8 +14,8 @@
  *     writes only the two fields, and a vector store would also write the padding bytes.
  */
 #include <smmintrin.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 #define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define ST128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))

@@ -16,8 +16,8 @@
  * Inactive lanes of a tail are zero (zeroing loads), computed on harmlessly and never stored.
  */
 #include <arm_sve.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 unsigned vred_sve_vector_bits(void) { return (unsigned)svcntb() * 8u; }
 

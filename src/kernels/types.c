@@ -1,6 +1,6 @@
 /* Type and op metadata derived from ops.def, and the canonical form of each (op, type). */
 #include <strings.h>
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 static const struct {
     const char *name;
@@ -8,7 +8,7 @@ static const struct {
     unsigned group;
 } type_info[VRED_TYPE_COUNT] = {
 #define VRED_TYPE(e, name, ctype, group) [e] = {#name, sizeof(ctype), group},
-#include "ops.def"
+#include "kernels/ops.def"
 #undef VRED_TYPE
 };
 
@@ -17,7 +17,7 @@ static const struct {
     unsigned groups;
 } op_info[VRED_OP_COUNT] = {
 #define VRED_OP(e, name, groups) [e] = {#name, groups},
-#include "ops.def"
+#include "kernels/ops.def"
 #undef VRED_OP
 };
 

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "config.h"
-#include "kernel.h"
+#include "kernels/kernel.h"
 #include "local/topo.h"
 
 #if defined(__x86_64__)

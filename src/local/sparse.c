@@ -4,7 +4,7 @@
 
 #include <string.h>
 #include "config.h"
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 #define SPARSE_MAGIC 0x50535256u /* "VRSP" */
 #define SPARSE_VERSION 1u

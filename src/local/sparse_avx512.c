@@ -12,7 +12,7 @@
 
 #include <immintrin.h>
 #include <string.h>
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 #define AI static inline __attribute__((always_inline))
 

@@ -15,7 +15,7 @@
 
 #include <arm_sve.h>
 #include <string.h>
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 static inline uint64_t lowbits(unsigned k) { return k >= 64 ? ~0ull : (1ull << k) - 1; }
 

@@ -13,10 +13,10 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include "affinity.h"
+#include "mpi/affinity.h"
 #include "config.h"
 #include "local/threads.h"
-#include "next.h"
+#include "next/next.h"
 
 enum { MAX_CPUS = 1 << 16 };
 

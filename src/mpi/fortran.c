@@ -34,10 +34,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "next.h"
-#include "pmpi_hooks.h"
+#include "next/next.h"
+#include "vred.h"
+#include "mpi/pmpi_hooks.h"
 
-#define VRED_MPI_EXPORT __attribute__((visibility("default")))
 
 #ifdef OPEN_MPI
 /* vred's C fronts, not through the global lookup (pmpi_*.c, VRED_PMPI). */
@@ -340,8 +340,8 @@ static int to_c_allgather(const void *sbuf, MPI_Fint *scount, MPI_Fint *stype, v
 /* mname calls own_mname; pname too when a tool's mname comes first (not mname: that is the
  * tool's, which would call pname again), else the MPI's pmpi_ function untouched. */
 #define VRED_F_EXPORT_PAIR(id, mname, pname, params, args)                                      \
-    VRED_MPI_EXPORT void mname params { own_##mname args; }                                     \
-    VRED_MPI_EXPORT void pname params                                                           \
+    VRED_API void mname params { own_##mname args; }                                     \
+    VRED_API void pname params                                                           \
     {                                                                                           \
         ft_init();                                                                              \
         if (ft.tool_above[id]) own_##mname args;                                                \

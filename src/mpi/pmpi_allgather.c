@@ -3,7 +3,7 @@
  * MPI's type-signature rule), and a rank can be served when its send and receive layouts are
  * packed (or the send is MPI_IN_PLACE, the block already in the receive buffer). VRED_STATS
  * counts one block's bytes, the size vred selects by. */
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 static int serve(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, int *rc)
@@ -32,7 +32,7 @@ static int serve(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     return vred_front_run_agreed(VRED_COLL_ALLGATHER, &a, ok, rc, comm);
 }
 
-VRED_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+VRED_API int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm)
 {
@@ -47,7 +47,7 @@ VRED_PMPI(Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
+VRED_API int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
                                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
                                     MPI_Datatype recvtype, MPI_Comm comm)
 {

@@ -1,5 +1,5 @@
 /* MPI_Allreduce (+ _c) through vred's algorithms; see coll_front.h for what passes through. */
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, MPI_Comm comm, int *rc)
@@ -15,7 +15,7 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     return vred_front_run(VRED_COLL_ALLREDUCE, &a, rc, comm);
 }
 
-VRED_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+VRED_API int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     VRED_FRONT_BODY(VRED_SC_ALLREDUCE, serve(sendbuf, recvbuf, count, datatype, op, comm, &rc),
@@ -27,7 +27,7 @@ VRED_PMPI(Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
           (sendbuf, recvbuf, count, datatype, op, comm))
 
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+VRED_API int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     VRED_FRONT_BODY(VRED_SC_ALLREDUCE, serve(sendbuf, recvbuf, count, datatype, op, comm, &rc),

@@ -1,5 +1,5 @@
 /* MPI_Bcast (+ _c) through vred's algorithms; see coll_front.h for what passes through. */
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  int *rc)
@@ -25,7 +25,7 @@ static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     return vred_front_run_agreed(VRED_COLL_BCAST, &a, ok, rc, comm);
 }
 
-VRED_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+VRED_API int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                               MPI_Comm comm)
 {
     VRED_FRONT_BODY(VRED_SC_BCAST, serve(buffer, count, datatype, root, comm, &rc),
@@ -36,7 +36,7 @@ VRED_PMPI(Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_
           (buffer, count, datatype, root, comm))
 
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+VRED_API int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                                 MPI_Comm comm)
 {
     VRED_FRONT_BODY(VRED_SC_BCAST, serve(buffer, count, datatype, root, comm, &rc),

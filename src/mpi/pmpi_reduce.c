@@ -1,5 +1,5 @@
 /* MPI_Reduce (+ _c) through vred's algorithms; see coll_front.h for what passes through. */
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm, int *rc)
@@ -20,7 +20,7 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     return vred_front_run(VRED_COLL_REDUCE, &a, rc, comm);
 }
 
-VRED_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+VRED_API int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     VRED_FRONT_BODY(VRED_SC_REDUCE, serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc),
@@ -32,7 +32,7 @@ VRED_PMPI(Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
           (sendbuf, recvbuf, count, datatype, op, root, comm))
 
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+VRED_API int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     VRED_FRONT_BODY(VRED_SC_REDUCE, serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc),

@@ -6,11 +6,10 @@
  */
 #include <stddef.h>
 #include "kernels/dispatch.h"
-#include "next.h"
-#include "stats.h"
-#include "types.h"
+#include "mpi/pmpi_define.h"
+#include "mpi/stats.h"
+#include "mpi/types.h"
 
-#define VRED_MPI_EXPORT __attribute__((visibility("default")))
 
 static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
                         MPI_Op op)
@@ -45,7 +44,7 @@ static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
         return rc;                                                                              \
     } while (0)
 
-VRED_MPI_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
+VRED_API int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
                                      MPI_Datatype datatype, MPI_Op op)
 {
     if (__builtin_expect(vred_stats_on != 0, 0))
@@ -58,7 +57,7 @@ VRED_PMPI(Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datat
           (inbuf, inoutbuf, count, datatype, op))
 
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
+VRED_API int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
                                        MPI_Datatype datatype, MPI_Op op)
 {
     if (__builtin_expect(vred_stats_on != 0, 0))

@@ -4,7 +4,7 @@
  * goes to its start.
  */
 #include <stdlib.h>
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 /* counts: recvcounts (int or MPI_Count, per `wide`), or NULL with `block` for the block form. */
 static int serve(const void *sendbuf, void *recvbuf, const void *counts, int wide,
@@ -56,7 +56,7 @@ static uint64_t input_bytes(const void *counts, int wide, MPI_Count block, MPI_D
     return vred_stats_bytes(total, datatype);
 }
 
-VRED_MPI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+VRED_API int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     VRED_FRONT_BODY(
@@ -69,7 +69,7 @@ VRED_PMPI(Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcou
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
           (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
-VRED_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+VRED_API int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER,
@@ -82,7 +82,7 @@ VRED_PMPI(Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcou
           (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
+VRED_API int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
                                                MPI_Count recvcount, MPI_Datatype datatype,
                                                MPI_Op op, MPI_Comm comm)
 {
@@ -96,7 +96,7 @@ VRED_PMPI(Reduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
           (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
-VRED_MPI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
+VRED_API int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
                                          const MPI_Count recvcounts[], MPI_Datatype datatype,
                                          MPI_Op op, MPI_Comm comm)
 {

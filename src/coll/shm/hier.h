@@ -6,7 +6,7 @@
 #ifndef VRED_SHM_HIER_H
 #define VRED_SHM_HIER_H
 
-#include "shm.h"
+#include "coll/shm/shm.h"
 
 typedef int (*vred_shm_fn)(const vred_shm_args *a);
 

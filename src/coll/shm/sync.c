@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <mpi.h>
-#include "sync.h"
+#include "coll/shm/sync.h"
 
 static inline void cpu_relax(void)
 {
