@@ -83,30 +83,30 @@ typedef struct {
 /* Every algorithm: MPI_SUCCESS or an MPI error class. */
 typedef int (*vred_coll_fn)(const vred_coll_args *a);
 
-/* The algorithms (src/coll/p2p/). Each handles any size, any root, count 0, sbuf == rbuf. */
-int vred_reduce_binomial(const vred_coll_args *a);
-int vred_reduce_redscat(const vred_coll_args *a);
-int vred_reduce_ring(const vred_coll_args *a);
-int vred_allreduce_binomial(const vred_coll_args *a);
-int vred_allreduce_redscat(const vred_coll_args *a);
-int vred_allreduce_ring(const vred_coll_args *a);
-int vred_allreduce_recdbl(const vred_coll_args *a);
-int vred_reduce_scatter_binomial(const vred_coll_args *a);
-int vred_reduce_scatter_redscat(const vred_coll_args *a);
-int vred_reduce_scatter_ring(const vred_coll_args *a);
-int vred_scan_recdbl(const vred_coll_args *a);
-/* Shared memory (src/coll/shm/, a->vc->node ready): inside the node when the communicator is
- * one node, else hierarchical (shm inside each node, point-to-point between node leaders). */
-int vred_reduce_ma(const vred_coll_args *a);
-int vred_reduce_dpml(const vred_coll_args *a);
-int vred_allreduce_ma(const vred_coll_args *a);
-int vred_allreduce_dpml(const vred_coll_args *a);
-int vred_reduce_scatter_ma(const vred_coll_args *a);
-int vred_reduce_scatter_dpml(const vred_coll_args *a);
-/* Bcast: rbuf (= sbuf) of count elements of esize bytes from root; allgather: count elements
- * per rank from sbuf (== rbuf + rank's block: in place) to rbuf. a->e is NULL for both. */
-int vred_bcast_pipe(const vred_coll_args *a);
-int vred_allgather_pipe(const vred_coll_args *a);
+/* The families of the registry's rows (coll/algs.def). */
+typedef enum { VRED_FAMILY_P2P, VRED_FAMILY_HIER, VRED_FAMILY_SHM } vred_family;
+/* Where the automatic choice prefers a shared-memory row (coll/algs.def). */
+typedef enum { VRED_BAND_ANY, VRED_BAND_SMALL, VRED_BAND_LARGE } vred_band;
+
+/* A cost hook (cost.c): predicted seconds for n bytes over p ranks with the given link and
+ * reduction parameters; < 0 if the algorithm is not modelled. */
+typedef double (*vred_cost_fn)(double n, double p, double alpha, double beta, double gamma);
+double vred_cost_unmodelled(double n, double p, double alpha, double beta, double gamma);
+
+/*
+ * Every algorithm and its cost hook, declared from the registry (coll/algs.def). Point to point
+ * (src/coll/p2p/): each handles any size, any root, count 0, sbuf == rbuf. Shared memory
+ * (src/coll/shm/, a->vc->node ready): inside the node when the communicator is one node, else
+ * hierarchical (shm inside each node, point-to-point between node leaders). Bcast: rbuf (= sbuf)
+ * of count elements of esize bytes from root; allgather: count elements per rank from sbuf
+ * (== rbuf + rank's block: in place) to rbuf; a->e is NULL for both. None sees one rank (the
+ * front serves a communicator of one rank itself).
+ */
+#define VRED_ALG(C, A, family, band, fn, cost)                                                  \
+    int fn(const vred_coll_args *a);                                                            \
+    double cost(double n, double p, double alpha, double beta, double gamma);
+#include "coll/algs.def"
+#undef VRED_ALG
 
 /* select.c: the algorithm for this call (VRED_<COLL>_ALG, else the rule table); NULL = let the
  * MPI library do it. Depends only on arguments that are equal on every rank. */

@@ -111,8 +111,7 @@ static vred_why select_why(vred_coll coll, const vred_comm *vc, size_t bytes)
     if (want == VRED_ALG_AUTO) {
         want = vred_config_get()->alg[coll];
         /* An algorithm the collective lacks is ignored (select.c warns): automatic. */
-        if (want != VRED_ALG_AUTO && want != VRED_ALG_MPI && !vred_alg_is_shm(coll, want) &&
-            vred_predict(coll, want, vc, bytes) < 0)
+        if (want != VRED_ALG_AUTO && want != VRED_ALG_MPI && !vred_select_fn(coll, want))
             want = VRED_ALG_AUTO;
     }
     if (want == VRED_ALG_MPI) return VRED_WHY_FORCED;
