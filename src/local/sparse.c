@@ -4,7 +4,7 @@
 
 #include <string.h>
 #include "config.h"
-#include "kernels/kernel.h"
+#include "kernels/dispatch.h"
 
 #define SPARSE_MAGIC 0x50535256u /* "VRSP" */
 #define SPARSE_VERSION 1u
@@ -244,22 +244,34 @@ static const vred_sparse_ops avx2_ops = {a2_handles, a2_count, a2_pack_bits, a2_
                                          a2_expand_bits};
 #endif
 
-/* The table of the active ISA for this esize (the VRED_ISA cap is respected). */
-static const vred_sparse_ops *ops_for(size_t esize, int for_count)
-{
-    vred_isa isa = vred_isa_active();
-    const vred_sparse_ops *o = NULL;
-#if defined(VRED_HAVE_AVX512)
-    if (isa == VRED_ISA_AVX512) o = vred_sparse_avx512_ops();
-#endif
+/* The primitives of each ISA, worst to best (dispatch.h: chosen at start-up and when the
+ * VRED_ISA cap changes, never per call). */
+static const vred_isa_impl sparse_impls[] = {
+    {VRED_ISA_SCALAR, NULL, &vred_sparse_scalar_ops},
 #if defined(VRED_HAVE_AVX2) && defined(__x86_64__)
-    if (isa == VRED_ISA_AVX2 && vred_isa_supported(VRED_ISA_AVX2)) o = &avx2_ops;
+    {VRED_ISA_AVX2, NULL, &avx2_ops},
+#endif
+#if defined(VRED_HAVE_AVX512)
+    {VRED_ISA_AVX512, NULL, &vred_sparse_avx512_ops},
 #endif
 #if defined(VRED_HAVE_SVE)
-    if (isa == VRED_ISA_SVE) o = vred_sparse_sve_ops();
+    {VRED_ISA_SVE, NULL, &vred_sparse_sve_ops},
 #endif
-    (void)isa;
-    if (o && (for_count || o->handles(esize))) return o;
+};
+static vred_isa_choice sparse_choice = {sparse_impls, sizeof sparse_impls / sizeof sparse_impls[0],
+                                        &vred_sparse_scalar_ops, NULL};
+
+__attribute__((constructor)) static void sparse_choice_register(void)
+{
+    vred_isa_choice_register(&sparse_choice);
+}
+
+/* The active ISA's primitives if they take this esize (count takes every esize), else the
+ * scalar ones. */
+static const vred_sparse_ops *ops_for(size_t esize, int for_count)
+{
+    const vred_sparse_ops *o = vred_isa_chosen(&sparse_choice);
+    if (for_count || o->handles(esize)) return o;
     return &vred_sparse_scalar_ops;
 }
 

@@ -87,11 +87,8 @@ typedef struct {
 } vred_sparse_ops;
 
 extern const vred_sparse_ops vred_sparse_scalar_ops;
-#if defined(VRED_HAVE_AVX512)
-const vred_sparse_ops *vred_sparse_avx512_ops(void); /* NULL unless usable */
-#endif
-#if defined(VRED_HAVE_SVE)
-const vred_sparse_ops *vred_sparse_sve_ops(void);
-#endif
+/* sparse_avx512.c, sparse_sve.c: listed in sparse.c's choice (usable: the ISA is). */
+extern const vred_sparse_ops vred_sparse_avx512_ops;
+extern const vred_sparse_ops vred_sparse_sve_ops;
 
 #endif

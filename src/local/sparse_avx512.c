@@ -262,10 +262,6 @@ static size_t avx512_expand_bits(const unsigned char *mask, size_t mbytes, size_
 #undef C
 }
 
-static const vred_sparse_ops avx512_ops = {avx512_handles, avx512_count, avx512_pack_bits,
-                                           avx512_pack_idx, avx512_expand_bits};
-
-const vred_sparse_ops *vred_sparse_avx512_ops(void)
-{
-    return vred_isa_supported(VRED_ISA_AVX512) ? &avx512_ops : NULL;
-}
+const vred_sparse_ops vred_sparse_avx512_ops = {
+    avx512_handles, avx512_count, avx512_pack_bits,
+    avx512_pack_idx, avx512_expand_bits};

@@ -219,10 +219,6 @@ static size_t sve_expand_bits(const unsigned char *mask, size_t mbytes, size_t p
     return vred_sparse_scalar_ops.expand_bits(mask, mbytes, pos, k, vals, esize, dst);
 }
 
-static const vred_sparse_ops sve_ops = {sve_handles, sve_count, sve_pack_bits, sve_pack_idx,
-                                        sve_expand_bits};
-
-const vred_sparse_ops *vred_sparse_sve_ops(void)
-{
-    return vred_isa_supported(VRED_ISA_SVE) ? &sve_ops : NULL;
-}
+const vred_sparse_ops vred_sparse_sve_ops = {
+    sve_handles, sve_count, sve_pack_bits,
+    sve_pack_idx, sve_expand_bits};
