@@ -111,11 +111,6 @@ double vred_cost_unmodelled(double n, double p, double alpha, double beta, doubl
 /* select.c: the algorithm for this call (VRED_<COLL>_ALG, else the rule table); NULL = let the
  * MPI library do it. Depends only on arguments that are equal on every rank. */
 vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen);
-/* The size class of a call of coll with `bytes` on vc in the learned table, or -1 where nothing
- * is learned (below 2^VRED_LEARN_MIN_CLASS bytes, one rank). Sizes past what calibration
- * allocates (VRED_LEARN_MAX_BYTES of input, or of allgather's whole result) share the largest
- * class that fits. */
-int vred_learn_class(vred_coll coll, const vred_comm *vc, size_t bytes);
 /* The class to measure before selecting (coll, bytes) on vc, or -1: the choice is automatic,
  * VRED_LEARN is on or redo, and the cell is still unknown. */
 int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes);
@@ -140,7 +135,6 @@ int vred_select_force(vred_coll coll, vred_alg alg);
 
 /* model.c: the built-in parameters, or those of VRED_TUNE_FILE. */
 void vred_model_load(vred_model *m);
-int vred_model_write(const vred_model *m, const char *path);
 
 /* Element block of rank i when count elements are split over p ranks as evenly as possible. */
 static inline size_t vred_block_lo(size_t count, int p, int i)

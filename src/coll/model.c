@@ -102,14 +102,3 @@ void vred_model_load(vred_model *m)
     }
     fclose(f);
 }
-
-int vred_model_write(const vred_model *m, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fprintf(f, "# vred cost model (alpha: s per message, beta: s per byte, gamma: s per byte "
-               "reduced)\n");
-    for (int k = 0; k < NFIELDS; k++)
-        fprintf(f, "%s %.6g\n", fields[k].name, *(const double *)((const char *)m + fields[k].offset));
-    return fclose(f);
-}

@@ -124,7 +124,11 @@ static const rule *p2p_choice(vred_coll coll, const vred_comm *vc, size_t bytes)
     return best;
 }
 
-int vred_learn_class(vred_coll coll, const vred_comm *vc, size_t bytes)
+/* The size class of a call of coll with `bytes` on vc in the learned table, or -1 where nothing
+ * is learned (below 2^VRED_LEARN_MIN_CLASS bytes, one rank). Sizes past what calibration
+ * allocates (VRED_LEARN_MAX_BYTES of input, or of allgather's whole result) share the largest
+ * class that fits. */
+static int learn_class(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
     if (vc->size < 2 || bytes < ((size_t)1 << VRED_LEARN_MIN_CLASS)) return -1;
     /* allgather's calibration holds every rank's block */
@@ -141,7 +145,7 @@ int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes)
     if ((m != VRED_LEARN_ON && m != VRED_LEARN_REDO) || vc->p2p_only ||
         env_choice(coll) != VRED_ALG_AUTO)
         return -1;
-    int k = vred_learn_class(coll, vc, bytes);
+    int k = learn_class(coll, vc, bytes);
     return k >= 0 && vc->learned.alg[coll][k] == VRED_ALG_AUTO ? k : -1;
 }
 
@@ -171,7 +175,7 @@ int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes, vr
 static vred_alg learned(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
     if (vc->learned.mode == VRED_LEARN_OFF) return VRED_ALG_AUTO;
-    int k = vred_learn_class(coll, vc, bytes);
+    int k = learn_class(coll, vc, bytes);
     vred_alg a = k < 0 ? VRED_ALG_AUTO : (vred_alg)vc->learned.alg[coll][k];
     const rule *r = a == VRED_ALG_AUTO || a == VRED_ALG_MPI ? NULL : find(coll, a);
     return a == VRED_ALG_MPI || (r && usable(r, vc)) ? a : VRED_ALG_AUTO;

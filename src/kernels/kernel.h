@@ -68,9 +68,8 @@ typedef struct {
  * BAND on 8x uint8, SUM on float complex to SUM on 2x float. Only valid pairs may be passed. */
 vred_canon vred_canonical(vred_op op, vred_type type);
 
-/* Group of a type and groups an op is defined on (from ops.def). */
+/* Group of a type (from ops.def). */
 unsigned vred_type_group(vred_type type);
-unsigned vred_op_groups(vred_op op);
 
 /* Table fillers, one per ISA translation unit, each listed in dispatch.c's ISA list. Each sets
  * only what it implements. `masked_tail` selects the masked tail (1) or the

@@ -45,11 +45,11 @@ vred_op vred_op_from_name(const char *name)
 }
 
 unsigned vred_type_group(vred_type t) { return (unsigned)t < VRED_TYPE_COUNT ? type_info[t].group : 0; }
-unsigned vred_op_groups(vred_op op) { return (unsigned)op < VRED_OP_COUNT ? op_info[op].groups : 0; }
+static unsigned op_groups(vred_op op) { return (unsigned)op < VRED_OP_COUNT ? op_info[op].groups : 0; }
 
 int vred_op_valid(vred_op op, vred_type t)
 {
-    return (vred_op_groups(op) & vred_type_group(t)) != 0;
+    return (op_groups(op) & vred_type_group(t)) != 0;
 }
 
 static vred_type unsigned_of_size(size_t size)

@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/affinity.h"
-#include "config.h"
-#include "local/threads.h"
 #include "next/next.h"
 
 enum { MAX_CPUS = 1 << 16 };
@@ -83,12 +81,4 @@ int vred_mpi_exclusive_cores(MPI_Comm node_comm)
     free(padded);
     free(mine);
     return n > 0 ? n : 1;
-}
-
-int vred_mpi_threads_auto(MPI_Comm node_comm)
-{
-    if (vred_config_get()->threads != 0) return 0;
-    int n = vred_mpi_exclusive_cores(node_comm);
-    vred_threads_set_auto(n);
-    return n;
 }
