@@ -33,31 +33,32 @@ vred_isa vred_isa_from_name(const char *name)
 }
 
 /*
- * The ISAs of this build, worst to best (the order is the priority), each with the filler of its
- * kernels. Valid: vred_isa_supported (the CPU, the OS and this build). Adding an ISA is one row
- * here (and its file, its check in cpu.c).
+ * The ISAs of this build, worst to best (the order is the priority), each with its validity
+ * check (cpu.c; NULL: always) and the filler of its kernels. Adding an ISA is one row here (and
+ * its file, its check in cpu.c).
  */
 typedef struct {
     vred_isa isa;
+    int (*valid)(void);
     vred_fill_fn fill;
 } isa_row;
 
 static const isa_row isas[] = {
-    {VRED_ISA_SCALAR, vred_fill_scalar},
+    {VRED_ISA_SCALAR, NULL, vred_fill_scalar},
 #ifdef VRED_HAVE_SSE41
-    {VRED_ISA_SSE41, vred_fill_sse41},
+    {VRED_ISA_SSE41, vred_cpu_runs_sse41, vred_fill_sse41},
 #endif
 #ifdef VRED_HAVE_AVX2
-    {VRED_ISA_AVX2, vred_fill_avx2},
+    {VRED_ISA_AVX2, vred_cpu_runs_avx2, vred_fill_avx2},
 #endif
 #ifdef VRED_HAVE_AVX512
-    {VRED_ISA_AVX512, vred_fill_avx512},
+    {VRED_ISA_AVX512, vred_cpu_runs_avx512, vred_fill_avx512},
 #endif
 #ifdef VRED_HAVE_NEON
-    {VRED_ISA_NEON, vred_fill_neon},
+    {VRED_ISA_NEON, vred_cpu_runs_neon, vred_fill_neon},
 #endif
 #ifdef VRED_HAVE_SVE
-    {VRED_ISA_SVE, vred_fill_sve},
+    {VRED_ISA_SVE, vred_cpu_runs_sve, vred_fill_sve},
 #endif
 };
 enum { LADDER = sizeof isas / sizeof isas[0] };
@@ -78,6 +79,12 @@ static int rung(vred_isa isa)
     for (int i = 0; i < LADDER; i++)
         if (isas[i].isa == isa) return i;
     return -1;
+}
+
+int vred_isa_supported(vred_isa isa)
+{
+    int r = rung(isa);
+    return r >= 0 && (!isas[r].valid || isas[r].valid());
 }
 
 vred_isa vred_table_build(vred_kernel_table *t, vred_isa cap, int masked_tail)

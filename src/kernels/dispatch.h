@@ -56,4 +56,13 @@ static inline const void *vred_isa_chosen(const vred_isa_choice *c)
     return __atomic_load_n(&c->chosen, __ATOMIC_RELAXED);
 }
 
+/* A choice over the array `list`, registered before main(); `baseline` (list[0]'s
+ * implementation) is what it holds until then. */
+#define VRED_ISA_CHOICE(name, list, baseline)                                                   \
+    static vred_isa_choice name = {list, sizeof list / sizeof list[0], baseline, NULL};         \
+    __attribute__((constructor)) static void name##_register(void)                              \
+    {                                                                                           \
+        vred_isa_choice_register(&name);                                                        \
+    }
+
 #endif

@@ -113,7 +113,14 @@ typedef struct {
 
 const vred_cpu_features *vred_cpu(void);
 unsigned vred_sve_vector_bits(void); /* sve.c: svcntb() * 8 */
-int vred_isa_supported(vred_isa isa); /* by the CPU, the OS and this build */
+int vred_isa_supported(vred_isa isa); /* by the CPU, the OS and this build (dispatch.c) */
+/* The checks of the ISAs in dispatch.c's list (cpu.c): the CPU and the OS run the instructions
+ * the ISA's file was compiled for. */
+int vred_cpu_runs_sse41(void);
+int vred_cpu_runs_avx2(void);
+int vred_cpu_runs_avx512(void);
+int vred_cpu_runs_neon(void);
+int vred_cpu_runs_sve(void);
 
 /* The active table (dispatch.c). Filled before main() runs. */
 extern vred_kernel_table vred_active;

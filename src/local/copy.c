@@ -91,13 +91,7 @@ static const vred_isa_impl line_impls[] = {
     {VRED_ISA_AVX512, NULL, &avx512},
 #endif
 };
-static vred_isa_choice line_choice = {line_impls, sizeof line_impls / sizeof line_impls[0],
-                                      &sse2, NULL};
-
-__attribute__((constructor)) static void line_choice_register(void)
-{
-    vred_isa_choice_register(&line_choice);
-}
+VRED_ISA_CHOICE(line_choice, line_impls, &sse2)
 
 static void line_body(void *dst, const void *src, size_t n, int nt)
 {

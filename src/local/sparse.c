@@ -258,13 +258,7 @@ static const vred_isa_impl sparse_impls[] = {
     {VRED_ISA_SVE, NULL, &vred_sparse_sve_ops},
 #endif
 };
-static vred_isa_choice sparse_choice = {sparse_impls, sizeof sparse_impls / sizeof sparse_impls[0],
-                                        &vred_sparse_scalar_ops, NULL};
-
-__attribute__((constructor)) static void sparse_choice_register(void)
-{
-    vred_isa_choice_register(&sparse_choice);
-}
+VRED_ISA_CHOICE(sparse_choice, sparse_impls, &vred_sparse_scalar_ops)
 
 /* The active ISA's primitives if they take this esize (count takes every esize), else the
  * scalar ones. */
