@@ -340,8 +340,8 @@ static int to_c_allgather(const void *sbuf, MPI_Fint *scount, MPI_Fint *stype, v
 /* mname calls own_mname; pname too when a tool's mname comes first (not mname: that is the
  * tool's, which would call pname again), else the MPI's pmpi_ function untouched. */
 #define VRED_F_EXPORT_PAIR(id, mname, pname, params, args)                                      \
-    VRED_API void mname params { own_##mname args; }                                     \
-    VRED_API void pname params                                                           \
+    VRED_API void mname params { own_##mname args; }                                            \
+    VRED_API void pname params                                                                  \
     {                                                                                           \
         ft_init();                                                                              \
         if (ft.tool_above[id]) own_##mname args;                                                \

@@ -33,8 +33,7 @@ VRED_API int MPI_Init(int *argc, char ***argv)
 }
 VRED_PMPI(Init, (int *argc, char ***argv), (argc, argv))
 
-VRED_API int MPI_Init_thread(int *argc, char ***argv, int required,
-                                                           int *provided)
+VRED_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = vred_next()->Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) vred_mpi_after_init();

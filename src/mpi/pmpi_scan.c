@@ -20,8 +20,8 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 }
 
 #define VRED_SCAN_FRONT(NAME, CT, EXCL, SC)                                                     \
-    VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT count,                \
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)             \
+    VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT count,                       \
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                    \
     {                                                                                           \
         VRED_FRONT_BODY(SC, serve(sendbuf, recvbuf, count, datatype, op, comm, EXCL, &rc),      \
                         vred_next()->NAME(sendbuf, recvbuf, count, datatype, op, comm),         \
