@@ -16,7 +16,7 @@ typedef enum {
     VRED_COLL_COUNT
 } vred_coll;
 
-/* Algorithms, one enum for every collective (coll/algs.def); VRED_ALG_AUTO lets the rule table
+/* Algorithms, one enum for every collective (coll/algs.def); VRED_ALG_AUTO lets vred
  * choose and VRED_ALG_MPI hands the collective to the MPI library. */
 typedef enum {
 #define VRED_ALG_NAME(A, name) VRED_ALG_##A,

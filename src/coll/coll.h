@@ -108,7 +108,7 @@ double vred_cost_unmodelled(double n, double p, double alpha, double beta, doubl
 #include "coll/algs.def"
 #undef VRED_ALG
 
-/* select.c: the algorithm for this call (VRED_<COLL>_ALG, else the rule table); NULL = let the
+/* select.c: the algorithm for this call (VRED_<COLL>_ALG, else the registry's rows); NULL = let the
  * MPI library do it. Depends only on arguments that are equal on every rank. */
 vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen);
 /* The class to measure before selecting (coll, bytes) on vc, or -1: the choice is automatic,

@@ -7,7 +7,7 @@
  * Masks are read with sched_getaffinity into a CPU_ALLOC set large enough for the kernel's CPU
  * count (CPU_SETSIZE = 1024 bits first, doubled until the kernel accepts it), and compared as
  * bytes: every rank uses the largest size any rank of the node needed (PMPI_Allreduce MAX), then
- * PMPI_Allgather of the masks, the next library's (next.h): vred itself wraps the MPI_ collectives.
+ * PMPI_Allgather of the masks, the next library's (next/next.h): vred itself wraps the MPI_ collectives.
  */
 #define _GNU_SOURCE
 #include <sched.h>

@@ -4,7 +4,7 @@
  *
  * Open MPI: its Fortran bindings (libmpi_mpifh: mpif.h and `use mpi`; libmpi_usempif08:
  * `use mpi_f08`, which calls libmpi_mpifh's ompi_<x>_f) convert the handles and call the C
- * PMPI_<X> directly, which is the MPI's own unless a PMPI tool sits above vred (next.h): a
+ * PMPI_<X> directly, which is the MPI's own unless a PMPI tool sits above vred (next/next.h): a
  * Fortran program would get nothing from vred. So libvred-mpi.so defines the same Fortran
  * symbols for every collective it serves, before the MPI's in the lookup order, and does what
  * Open MPI's binding does — PMPI_*_f2c on the handles, MPI_IN_PLACE and MPI_BOTTOM recognised

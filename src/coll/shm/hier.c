@@ -28,7 +28,7 @@ static vred_coll_args cross_args(const vred_coll_args *a, const void *sbuf, void
     return c;
 }
 
-/* The leaders' stage: the rule table's point-to-point algorithm for the leaders (at least two:
+/* The leaders' stage: the model's cheapest point-to-point algorithm for the leaders (at least two:
  * the hierarchical algorithms run only across nodes). */
 static int leaders(vred_coll coll, const vred_coll_args *c)
 {
