@@ -63,12 +63,17 @@ static const isa_row isas[] = {
 };
 enum { LADDER = sizeof isas / sizeof isas[0] };
 
-/* vred_isa_ladder's view of the list: the ISAs alone. */
+/* vred_isa_ladder's view of the list: the ISAs alone, made by the first call (the load-time
+ * constructor below makes one, before any other thread exists). */
 static vred_isa ladder[LADDER];
+static int ladder_made;
 
 size_t vred_isa_ladder(const vred_isa **list)
 {
-    for (int i = 0; i < LADDER; i++) ladder[i] = isas[i].isa; /* the same values every time */
+    if (!ladder_made) {
+        for (int i = 0; i < LADDER; i++) ladder[i] = isas[i].isa;
+        ladder_made = 1;
+    }
     *list = ladder;
     return LADDER;
 }
@@ -199,6 +204,8 @@ vred_isa vred_isa_best(void)
 
 __attribute__((constructor)) static void vred_dispatch_init(void)
 {
+    const vred_isa *list;
+    vred_isa_ladder(&list);
     vred_isa cap = vred_config_get()->isa_cap;
     if (vred_isa_cap(cap) == VRED_ERR_ISA) {
         fprintf(stderr, "vred: VRED_ISA=%s is not an instruction set of this build (", vred_isa_name(cap));
