@@ -148,12 +148,7 @@ AVX2_AI __m256i a2_first(unsigned k) /* lanes < k all ones */
 
 static inline uint64_t a2_get_bits(const unsigned char *mask, size_t mbytes, size_t pos, unsigned ne)
 {
-    size_t byte = pos >> 3;
-    unsigned off = (unsigned)(pos & 7);
-    uint64_t lo = 0;
-    if (byte + 8 <= mbytes) memcpy(&lo, mask + byte, 8);
-    else memcpy(&lo, mask + byte, mbytes - byte);
-    return (lo >> off) & ((1ull << ne) - 1); /* ne <= 8 */
+    return vred_sparse_mask_bits(mask, mbytes, pos, ne) & ((1ull << ne) - 1); /* ne <= 8 */
 }
 
 AVX2_AI size_t a2_pack(unsigned g, int idx_fmt, const unsigned char *src, size_t n, size_t cap,

@@ -41,14 +41,7 @@ static inline void bitw_put(bitw *b, uint64_t e, unsigned E)
 
 static inline uint64_t get_bits(const unsigned char *mask, size_t mbytes, size_t pos, unsigned ne)
 {
-    size_t byte = pos >> 3;
-    unsigned off = (unsigned)(pos & 7);
-    uint64_t lo = 0;
-    if (byte + 8 <= mbytes) memcpy(&lo, mask + byte, 8);
-    else memcpy(&lo, mask + byte, mbytes - byte);
-    uint64_t r = lo >> off;
-    if (off && ne + off > 64) r |= (uint64_t)mask[byte + 8] << (64 - off);
-    return r & lowbits(ne);
+    return vred_sparse_mask_bits(mask, mbytes, pos, ne) & lowbits(ne);
 }
 
 static int sve_handles(size_t esize) { return esize == 4 || esize == 8; }
