@@ -7,7 +7,9 @@
 #include <string.h>
 #include "config.h"
 
-typedef enum { KNOB_ENUM, KNOB_INT, KNOB_PATH } knob_kind;
+/* KNOB_ALG: a VRED_<COLL>_ALG knob, an ENUM whose accepted values come from the registry
+ * (coll/algs.def): "auto|mpi" and the collective's algorithms, in vred_alg order. */
+typedef enum { KNOB_ENUM, KNOB_INT, KNOB_PATH, KNOB_ALG } knob_kind;
 
 typedef struct {
     const char *name;
@@ -39,23 +41,41 @@ static void apply_tune(vred_config *c, long v, const char *t)
     (void)v;
     c->tune_file = t && *t ? t : NULL;
 }
-/* Every algorithm name, in vred_alg order: an algorithm knob accepts only the names its
- * collective has (its own list, so that a name it lacks gets the usual message), and stores the
- * enum by the name's place here. */
-#define ALGS "auto|mpi|binomial|redscat|ring|recdbl|ma|dpml|pipe"
-static int lookup(const char *list, const char *value);
-#define APPLY_ALG(C)                                                                            \
-    static void apply_alg_##C(vred_config *c, long i, const char *t)                            \
-    {                                                                                           \
-        (void)i;                                                                                \
-        c->alg[VRED_COLL_##C] = (vred_alg)lookup(ALGS, t);                                      \
+/* An algorithm knob (KNOB_ALG; its collective is the row's `lo`): the value is stored by name,
+ * not by its place in the knob's own list, which has only the collective's algorithms. */
+static void apply_alg(vred_config *c, long coll, const char *t)
+{
+    for (int a = 0; a < VRED_ALG_COUNT; a++)
+        if (!strcmp(t, vred_alg_name((vred_alg)a))) c->alg[coll] = (vred_alg)a;
+}
+
+/* Which algorithms each collective has (the registry's rows). */
+static const unsigned char has_alg[VRED_COLL_COUNT][VRED_ALG_COUNT] = {
+#define VRED_ALG(C, A, family, band, fn, cost) [VRED_COLL_##C][VRED_ALG_##A] = 1,
+#include "coll/algs.def"
+#undef VRED_ALG
+};
+
+/* Each algorithm knob's accepted values: "auto|mpi" and the collective's algorithms, in
+ * vred_alg order (so that vred-info and the malformed-value message list them alike). */
+static char alg_accepted[VRED_COLL_COUNT][128];
+
+static void alg_accepted_fill(void)
+{
+    for (int c = 0; c < VRED_COLL_COUNT; c++) {
+        char *s = alg_accepted[c];
+        size_t size = sizeof alg_accepted[c];
+        snprintf(s, size, "%s|%s", vred_alg_name(VRED_ALG_AUTO), vred_alg_name(VRED_ALG_MPI));
+        for (int a = 0; a < VRED_ALG_COUNT; a++)
+            if (has_alg[c][a])
+                snprintf(s + strlen(s), size - strlen(s), "|%s", vred_alg_name((vred_alg)a));
     }
-APPLY_ALG(REDUCE)
-APPLY_ALG(ALLREDUCE)
-APPLY_ALG(REDUCE_SCATTER)
-APPLY_ALG(SCAN)
-APPLY_ALG(BCAST)
-APPLY_ALG(ALLGATHER)
+}
+
+static const char *accepted(const knob *kb)
+{
+    return kb->kind == KNOB_ALG ? alg_accepted[kb->lo] : kb->accepted;
+}
 static void apply_nt(vred_config *c, long i, const char *t) { (void)t; c->nt = (vred_nt_mode)i; }
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
@@ -75,7 +95,7 @@ static void apply_stats(vred_config *c, long i, const char *t)
 }
 
 /* The order of `accepted` matches the enum each apply() stores (the algorithm knobs store by
- * name, see ALGS). "best" in VRED_ISA is past the last ISA, i.e. no cap. */
+ * name, see apply_alg). "best" in VRED_ISA is past the last ISA, i.e. no cap. */
 static const knob knobs[] = {
     {"VRED_ISA", KNOB_ENUM, "scalar|sse41|avx2|avx512|neon|sve|best", "best", apply_isa,
      "cap the instruction set (never raised past the hardware)", 0, 0},
@@ -91,19 +111,12 @@ static const knob knobs[] = {
     {"VRED_NODE_SIZE", KNOB_INT, "0..1048576", "0", apply_node,
      "treat every k consecutive ranks as one node (testing); 0 = MPI_COMM_TYPE_SHARED", 0,
      1048576},
-    /* The algorithms of each collective: the rules of src/coll/select.c. */
-    {"VRED_REDUCE_ALG", KNOB_ENUM, "auto|mpi|binomial|redscat|ring|ma|dpml", "auto",
-     apply_alg_REDUCE, "force MPI_Reduce's algorithm", 0, 0},
-    {"VRED_ALLREDUCE_ALG", KNOB_ENUM, "auto|mpi|binomial|redscat|ring|recdbl|ma|dpml", "auto",
-     apply_alg_ALLREDUCE, "force MPI_Allreduce's algorithm", 0, 0},
-    {"VRED_REDUCE_SCATTER_ALG", KNOB_ENUM, "auto|mpi|binomial|redscat|ring|ma|dpml", "auto",
-     apply_alg_REDUCE_SCATTER, "force MPI_Reduce_scatter(_block)'s algorithm", 0, 0},
-    {"VRED_SCAN_ALG", KNOB_ENUM, "auto|mpi|recdbl", "auto", apply_alg_SCAN,
-     "force MPI_Scan/MPI_Exscan's algorithm", 0, 0},
-    {"VRED_BCAST_ALG", KNOB_ENUM, "auto|mpi|pipe", "auto", apply_alg_BCAST,
-     "force MPI_Bcast's algorithm", 0, 0},
-    {"VRED_ALLGATHER_ALG", KNOB_ENUM, "auto|mpi|pipe", "auto", apply_alg_ALLGATHER,
-     "force MPI_Allgather's algorithm", 0, 0},
+    /* The algorithms of each collective (coll/algs.def; accepted values filled at parse). */
+#define VRED_COLL(C, name, mpi)                                                                 \
+    {"VRED_" #C "_ALG", KNOB_ALG, NULL, "auto", NULL, "force " mpi "'s algorithm",              \
+     VRED_COLL_##C, VRED_COLL_##C},
+#include "coll/algs.def"
+#undef VRED_COLL
     {"VRED_SHM", KNOB_ENUM, "auto|off", "auto", apply_shm,
      "shared-memory algorithms inside a node; off = point-to-point only", 0, 0},
     {"VRED_NT", KNOB_ENUM, "auto|on|off", "auto", apply_nt,
@@ -124,10 +137,16 @@ static const knob knobs[] = {
      "cost-model parameters measured on this machine (default: built in)", 0, 0},
 };
 
-static const char *const alg_names[VRED_ALG_COUNT] = {"auto", "mpi", "binomial", "redscat",
-                                                     "ring", "recdbl", "ma", "dpml", "pipe"};
-static const char *const coll_names[VRED_COLL_COUNT] = {"reduce", "allreduce", "reduce_scatter",
-                                                       "scan", "bcast", "allgather"};
+static const char *const alg_names[VRED_ALG_COUNT] = {
+#define VRED_ALG_NAME(A, name) #name,
+#include "coll/algs.def"
+#undef VRED_ALG_NAME
+};
+static const char *const coll_names[VRED_COLL_COUNT] = {
+#define VRED_COLL(C, name, mpi) #name,
+#include "coll/algs.def"
+#undef VRED_COLL
+};
 
 const char *vred_alg_name(vred_alg a)
 {
@@ -169,27 +188,30 @@ static char malformed[sizeof knobs / sizeof knobs[0]];
 
 static void parse(void)
 {
+    alg_accepted_fill();
     for (size_t k = 0; k < sizeof knobs / sizeof knobs[0]; k++) {
         const knob *kb = &knobs[k];
         const char *v = getenv(kb->name);
-        long value = kb->kind == KNOB_ENUM ? lookup(kb->accepted, kb->deflt)
+        int listed = kb->kind == KNOB_ENUM || kb->kind == KNOB_ALG;
+        long value = listed ? lookup(accepted(kb), kb->deflt)
                      : kb->kind == KNOB_INT ? strtol(kb->deflt, NULL, 10) : 0;
         const char *text = kb->deflt;
         if (v && *v) {
-            long got = kb->kind == KNOB_ENUM  ? lookup(kb->accepted, v)
+            long got = listed                 ? lookup(accepted(kb), v)
                        : kb->kind == KNOB_INT ? parse_int(v, kb->lo, kb->hi)
                                               : 0;
             malformed[k] = got < 0;
             if (got < 0)
                 fprintf(stderr, "vred: %s='%s' is not one of %s; using %s\n", kb->name, v,
-                        kb->accepted, kb->deflt);
+                        accepted(kb), kb->deflt);
             else {
                 value = got;
                 text = v;
             }
         }
         in_effect[k] = value;
-        kb->apply(&config, value, text);
+        if (kb->kind == KNOB_ALG) apply_alg(&config, kb->lo, text);
+        else kb->apply(&config, value, text);
     }
 }
 
@@ -226,15 +248,15 @@ void vred_config_print(FILE *out)
         const knob *kb = &knobs[k];
         char value[64];
         const char *set = getenv(kb->name);
-        if (kb->kind == KNOB_ENUM)
-            nth(kb->accepted, (int)in_effect[k], value, sizeof value);
+        if (kb->kind == KNOB_ENUM || kb->kind == KNOB_ALG)
+            nth(accepted(kb), (int)in_effect[k], value, sizeof value);
         else if (kb->kind == KNOB_INT)
             snprintf(value, sizeof value, "%ld", in_effect[k]);
         else
             snprintf(value, sizeof value, "%s", set && *set ? set : "(none)");
         /* (Not by comparing the text: "007" is a well-formed 7.) */
         const char *state = !(set && *set) ? "[default]" : malformed[k] ? "[malformed]" : "[set]";
-        fprintf(out, "  %-24s %-10s %-11s (%s) %s\n", kb->name, value, state, kb->accepted,
+        fprintf(out, "  %-24s %-10s %-11s (%s) %s\n", kb->name, value, state, accepted(kb),
                 kb->help);
     }
 }

@@ -8,21 +8,20 @@
 typedef enum { VRED_TAIL_AUTO, VRED_TAIL_MASK, VRED_TAIL_CASCADE } vred_tail_mode;
 typedef enum { VRED_SPARSE_AUTO, VRED_SPARSE_OFF, VRED_SPARSE_BITS, VRED_SPARSE_IDX } vred_sparse_mode;
 
-/* The collectives vred serves, each with a VRED_<NAME>_ALG knob. */
+/* The collectives vred serves, each with a VRED_<NAME>_ALG knob (the registry, coll/algs.def). */
 typedef enum {
-    VRED_COLL_REDUCE, VRED_COLL_ALLREDUCE, VRED_COLL_REDUCE_SCATTER, VRED_COLL_SCAN,
-    VRED_COLL_BCAST, VRED_COLL_ALLGATHER,
+#define VRED_COLL(C, name, mpi) VRED_COLL_##C,
+#include "coll/algs.def"
+#undef VRED_COLL
     VRED_COLL_COUNT
 } vred_coll;
 
-/* Algorithms, one enum for every collective; VRED_ALG_AUTO lets the rule table choose and
- * VRED_ALG_MPI hands the collective to the MPI library. */
+/* Algorithms, one enum for every collective (coll/algs.def); VRED_ALG_AUTO lets vred
+ * choose and VRED_ALG_MPI hands the collective to the MPI library. */
 typedef enum {
-    VRED_ALG_AUTO, VRED_ALG_MPI, VRED_ALG_BINOMIAL, VRED_ALG_REDSCAT, VRED_ALG_RING,
-    VRED_ALG_RECDBL,
-    VRED_ALG_MA,   /* shared memory: movement-avoiding (socket-aware with > 1 socket) */
-    VRED_ALG_DPML, /* shared memory: every rank's buffer in the region, one synchronization */
-    VRED_ALG_PIPE, /* shared memory: pipelined bcast / allgather through double-buffered slices */
+#define VRED_ALG_NAME(A, name) VRED_ALG_##A,
+#include "coll/algs.def"
+#undef VRED_ALG_NAME
     VRED_ALG_COUNT
 } vred_alg;
 

@@ -8,10 +8,14 @@
 #define VRED_COLL_H
 
 #include <stddef.h>
+#include <string.h>
 #include <mpi.h>
 #include "config.h"
 #include "kernels/dispatch.h"
-#include "scratch.h"
+#include "coll/scratch.h"
+/* The collectives fold with vred_par_reduce3 (out = a op b, a the left operand, MPI's `in`),
+ * split across threads when large: the one name for the threaded 3-buffer fold. */
+#include "local/threads.h"
 
 /* Cost-model parameters (model.c): seconds per message, seconds per byte on the wire, seconds
  * per byte of reduction (gamma); one set for links inside a node and one between nodes. */
@@ -79,39 +83,34 @@ typedef struct {
 /* Every algorithm: MPI_SUCCESS or an MPI error class. */
 typedef int (*vred_coll_fn)(const vred_coll_args *a);
 
-/* The algorithms (src/coll/p2p/). Each handles any size, any root, count 0, sbuf == rbuf. */
-int vred_reduce_binomial(const vred_coll_args *a);
-int vred_reduce_redscat(const vred_coll_args *a);
-int vred_reduce_ring(const vred_coll_args *a);
-int vred_allreduce_binomial(const vred_coll_args *a);
-int vred_allreduce_redscat(const vred_coll_args *a);
-int vred_allreduce_ring(const vred_coll_args *a);
-int vred_allreduce_recdbl(const vred_coll_args *a);
-int vred_reduce_scatter_binomial(const vred_coll_args *a);
-int vred_reduce_scatter_redscat(const vred_coll_args *a);
-int vred_reduce_scatter_ring(const vred_coll_args *a);
-int vred_scan_recdbl(const vred_coll_args *a);
-/* Shared memory (src/coll/shm/, a->vc->node ready): inside the node when the communicator is
- * one node, else hierarchical (shm inside each node, point-to-point between node leaders). */
-int vred_reduce_ma(const vred_coll_args *a);
-int vred_reduce_dpml(const vred_coll_args *a);
-int vred_allreduce_ma(const vred_coll_args *a);
-int vred_allreduce_dpml(const vred_coll_args *a);
-int vred_reduce_scatter_ma(const vred_coll_args *a);
-int vred_reduce_scatter_dpml(const vred_coll_args *a);
-/* Bcast: rbuf (= sbuf) of count elements of esize bytes from root; allgather: count elements
- * per rank from sbuf (== rbuf + rank's block: in place) to rbuf. a->e is NULL for both. */
-int vred_bcast_pipe(const vred_coll_args *a);
-int vred_allgather_pipe(const vred_coll_args *a);
+/* The families of the registry's rows (coll/algs.def). */
+typedef enum { VRED_FAMILY_P2P, VRED_FAMILY_HIER, VRED_FAMILY_SHM } vred_family;
+/* Where the automatic choice prefers a shared-memory row (coll/algs.def). */
+typedef enum { VRED_BAND_ANY, VRED_BAND_SMALL, VRED_BAND_LARGE } vred_band;
 
-/* select.c: the algorithm for this call (VRED_<COLL>_ALG, else the rule table); NULL = let the
+/* A cost hook (cost.c): predicted seconds for n bytes over p ranks with the given link and
+ * reduction parameters; < 0 if the algorithm is not modelled. */
+typedef double (*vred_cost_fn)(double n, double p, double alpha, double beta, double gamma);
+double vred_cost_unmodelled(double n, double p, double alpha, double beta, double gamma);
+
+/*
+ * Every algorithm and its cost hook, declared from the registry (coll/algs.def). Point to point
+ * (src/coll/p2p/): each handles any size, any root, count 0, sbuf == rbuf. Shared memory
+ * (src/coll/shm/, a->vc->node ready): inside the node when the communicator is one node, else
+ * hierarchical (shm inside each node, point-to-point between node leaders). Bcast: rbuf (= sbuf)
+ * of count elements of esize bytes from root; allgather: count elements per rank from sbuf
+ * (== rbuf + rank's block: in place) to rbuf; a->e is NULL for both. None sees one rank (the
+ * front serves a communicator of one rank itself).
+ */
+#define VRED_ALG(C, A, family, band, fn, cost)                                                  \
+    int fn(const vred_coll_args *a);                                                            \
+    double cost(double n, double p, double alpha, double beta, double gamma);
+#include "coll/algs.def"
+#undef VRED_ALG
+
+/* select.c: the algorithm for this call (VRED_<COLL>_ALG, else the registry's rows); NULL = let the
  * MPI library do it. Depends only on arguments that are equal on every rank. */
 vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen);
-/* The size class of a call of coll with `bytes` on vc in the learned table, or -1 where nothing
- * is learned (below 2^VRED_LEARN_MIN_CLASS bytes, one rank). Sizes past what calibration
- * allocates (VRED_LEARN_MAX_BYTES of input, or of allgather's whole result) share the largest
- * class that fits. */
-int vred_learn_class(vred_coll coll, const vred_comm *vc, size_t bytes);
 /* The class to measure before selecting (coll, bytes) on vc, or -1: the choice is automatic,
  * VRED_LEARN is on or redo, and the cell is still unknown. */
 int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes);
@@ -136,7 +135,6 @@ int vred_select_force(vred_coll coll, vred_alg alg);
 
 /* model.c: the built-in parameters, or those of VRED_TUNE_FILE. */
 void vred_model_load(vred_model *m);
-int vred_model_write(const vred_model *m, const char *path);
 
 /* Element block of rank i when count elements are split over p ranks as evenly as possible. */
 static inline size_t vred_block_lo(size_t count, int p, int i)
@@ -150,8 +148,12 @@ static inline char *vred_at(const void *base, size_t elems, size_t esize)
     return (char *)base + elems * esize;
 }
 
-/* out = a op b over n elements (a is MPI's `in`, the left operand), split across threads when
- * large (local/threads.c). */
-void vred_coll_reduce3(const vred_coll_args *a, const void *x, const void *y, void *out, size_t n);
+/* One rank (a communicator of one rank at the front, a node of one rank in a hierarchical
+ * algorithm): the result is the input. The algorithms never see one rank. */
+static inline int vred_one_rank(const void *sbuf, void *rbuf, size_t bytes)
+{
+    if (bytes && sbuf != rbuf) memcpy(rbuf, sbuf, bytes);
+    return MPI_SUCCESS;
+}
 
 #endif

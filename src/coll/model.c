@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "coll.h"
+#include "coll/coll.h"
 
 /*
  * Measured on the development machine (2 cores, AVX-512), 2 ranks, `vred-bench tune`, quiet:
@@ -101,15 +101,4 @@ void vred_model_load(vred_model *m)
         *(double *)((char *)m + fields[k].offset) = v;
     }
     fclose(f);
-}
-
-int vred_model_write(const vred_model *m, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fprintf(f, "# vred cost model (alpha: s per message, beta: s per byte, gamma: s per byte "
-               "reduced)\n");
-    for (int k = 0; k < NFIELDS; k++)
-        fprintf(f, "%s %.6g\n", fields[k].name, *(const double *)((const char *)m + fields[k].offset));
-    return fclose(f);
 }

@@ -1,5 +1,5 @@
 #include <stdlib.h>
-#include "scratch.h"
+#include "coll/scratch.h"
 
 void *vred_scratch_get(vred_scratch *s, int slot, size_t bytes)
 {

@@ -18,8 +18,8 @@
  */
 #include <immintrin.h>
 #include <string.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 #define LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define ST256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
@@ -262,71 +262,6 @@ HALF_CMP(max_f16, widen_f16, _CMP_GT_OQ)
 HALF_CMP(min_f16, widen_f16, _CMP_LT_OQ)
 
 /* ---- the kernels --------------------------------------------------------------------------- */
-AVX2_BINARY(vred_max_i8_avx2, vred_max_i8_sse41, int8_t, max_i8)
-AVX2_BINARY(vred_max_u8_avx2, vred_max_u8_sse41, uint8_t, max_u8)
-AVX2_BINARY(vred_max_i16_avx2, vred_max_i16_sse41, int16_t, max_i16)
-AVX2_BINARY(vred_max_u16_avx2, vred_max_u16_sse41, uint16_t, max_u16)
-AVX2_BINARY(vred_max_i32_avx2, vred_max_i32_sse41, int32_t, max_i32)
-AVX2_BINARY(vred_max_u32_avx2, vred_max_u32_sse41, uint32_t, max_u32)
-AVX2_BINARY(vred_max_i64_avx2, vred_max_i64_sse41, int64_t, max_i64)
-AVX2_BINARY(vred_max_u64_avx2, vred_max_u64_sse41, uint64_t, max_u64)
-AVX2_BINARY(vred_min_i8_avx2, vred_min_i8_sse41, int8_t, min_i8)
-AVX2_BINARY(vred_min_u8_avx2, vred_min_u8_sse41, uint8_t, min_u8)
-AVX2_BINARY(vred_min_i16_avx2, vred_min_i16_sse41, int16_t, min_i16)
-AVX2_BINARY(vred_min_u16_avx2, vred_min_u16_sse41, uint16_t, min_u16)
-AVX2_BINARY(vred_min_i32_avx2, vred_min_i32_sse41, int32_t, min_i32)
-AVX2_BINARY(vred_min_u32_avx2, vred_min_u32_sse41, uint32_t, min_u32)
-AVX2_BINARY(vred_min_i64_avx2, vred_min_i64_sse41, int64_t, min_i64)
-AVX2_BINARY(vred_min_u64_avx2, vred_min_u64_sse41, uint64_t, min_u64)
-AVX2_BINARY(vred_sum_u8_avx2, vred_sum_u8_sse41, uint8_t, sum_u8)
-AVX2_BINARY(vred_sum_u16_avx2, vred_sum_u16_sse41, uint16_t, sum_u16)
-AVX2_BINARY(vred_sum_u32_avx2, vred_sum_u32_sse41, uint32_t, sum_u32)
-AVX2_BINARY(vred_sum_u64_avx2, vred_sum_u64_sse41, uint64_t, sum_u64)
-AVX2_BINARY(vred_prod_u8_avx2, vred_prod_u8_sse41, uint8_t, prod_u8)
-AVX2_BINARY(vred_prod_u16_avx2, vred_prod_u16_sse41, uint16_t, prod_u16)
-AVX2_BINARY(vred_prod_u32_avx2, vred_prod_u32_sse41, uint32_t, prod_u32)
-AVX2_BINARY(vred_prod_u64_avx2, vred_prod_u64_scalar, uint64_t, prod_u64)
-AVX2_BINARY(vred_land_u8_avx2, vred_land_u8_sse41, uint8_t, land_u8)
-AVX2_BINARY(vred_land_u16_avx2, vred_land_u16_sse41, uint16_t, land_u16)
-AVX2_BINARY(vred_land_u32_avx2, vred_land_u32_sse41, uint32_t, land_u32)
-AVX2_BINARY(vred_land_u64_avx2, vred_land_u64_sse41, uint64_t, land_u64)
-AVX2_BINARY(vred_lor_u8_avx2, vred_lor_u8_sse41, uint8_t, lor_u8)
-AVX2_BINARY(vred_lor_u16_avx2, vred_lor_u16_sse41, uint16_t, lor_u16)
-AVX2_BINARY(vred_lor_u32_avx2, vred_lor_u32_sse41, uint32_t, lor_u32)
-AVX2_BINARY(vred_lor_u64_avx2, vred_lor_u64_sse41, uint64_t, lor_u64)
-AVX2_BINARY(vred_lxor_u8_avx2, vred_lxor_u8_sse41, uint8_t, lxor_u8)
-AVX2_BINARY(vred_lxor_u16_avx2, vred_lxor_u16_sse41, uint16_t, lxor_u16)
-AVX2_BINARY(vred_lxor_u32_avx2, vred_lxor_u32_sse41, uint32_t, lxor_u32)
-AVX2_BINARY(vred_lxor_u64_avx2, vred_lxor_u64_sse41, uint64_t, lxor_u64)
-AVX2_BINARY(vred_band_u8_avx2, vred_band_u8_sse41, uint8_t, band_u8)
-AVX2_BINARY(vred_bor_u8_avx2, vred_bor_u8_sse41, uint8_t, bor_u8)
-AVX2_BINARY(vred_bxor_u8_avx2, vred_bxor_u8_sse41, uint8_t, bxor_u8)
-AVX2_BINARY(vred_max_f32_avx2, vred_max_f32_sse41, float, max_f32)
-AVX2_BINARY(vred_min_f32_avx2, vred_min_f32_sse41, float, min_f32)
-AVX2_BINARY(vred_sum_f32_avx2, vred_sum_f32_sse41, float, sum_f32)
-AVX2_BINARY(vred_prod_f32_avx2, vred_prod_f32_sse41, float, prod_f32)
-AVX2_BINARY(vred_max_f64_avx2, vred_max_f64_sse41, double, max_f64)
-AVX2_BINARY(vred_min_f64_avx2, vred_min_f64_sse41, double, min_f64)
-AVX2_BINARY(vred_sum_f64_avx2, vred_sum_f64_sse41, double, sum_f64)
-AVX2_BINARY(vred_prod_f64_avx2, vred_prod_f64_sse41, double, prod_f64)
-AVX2_BINARY(vred_prod_c32_avx2, vred_prod_c32_sse41, vred_c32, prod_c32)
-AVX2_BINARY(vred_prod_c64_avx2, vred_prod_c64_sse41, vred_c64, prod_c64)
-AVX2_BINARY(vred_maxloc_float_int_avx2, vred_maxloc_float_int_sse41, vred_float_int, maxloc_float_int)
-AVX2_BINARY(vred_minloc_float_int_avx2, vred_minloc_float_int_sse41, vred_float_int, minloc_float_int)
-AVX2_BINARY(vred_maxloc_2int_avx2, vred_maxloc_2int_sse41, vred_2int, maxloc_2int)
-AVX2_BINARY(vred_minloc_2int_avx2, vred_minloc_2int_sse41, vred_2int, minloc_2int)
-AVX2_BINARY(vred_maxloc_2float_avx2, vred_maxloc_2float_sse41, vred_2float, maxloc_2float)
-AVX2_BINARY(vred_minloc_2float_avx2, vred_minloc_2float_sse41, vred_2float, minloc_2float)
-AVX2_BINARY(vred_maxloc_2double_avx2, vred_maxloc_2double_sse41, vred_2double, maxloc_2double)
-AVX2_BINARY(vred_minloc_2double_avx2, vred_minloc_2double_sse41, vred_2double, minloc_2double)
-AVX2_HALF(vred_sum_bf16_avx2, vred_sum_bf16_scalar, sum_bf16)
-AVX2_HALF(vred_prod_bf16_avx2, vred_prod_bf16_scalar, prod_bf16)
-AVX2_HALF(vred_max_bf16_avx2, vred_max_bf16_scalar, max_bf16)
-AVX2_HALF(vred_min_bf16_avx2, vred_min_bf16_scalar, min_bf16)
-AVX2_HALF(vred_sum_f16_avx2, vred_sum_f16_scalar, sum_f16)
-AVX2_HALF(vred_prod_f16_avx2, vred_prod_f16_scalar, prod_f16)
-AVX2_HALF(vred_max_f16_avx2, vred_max_f16_scalar, max_f16)
-AVX2_HALF(vred_min_f16_avx2, vred_min_f16_scalar, min_f16)
 
 /* ---- half precision with float32 accumulation (n-ary form) --------------------------------- */
 /* The last < 8 elements go through a zero-padded copy, so every element sees the same
@@ -351,14 +286,6 @@ static inline __m256 acc_max(__m256 x, __m256 y) { return _mm256_max_ps(y, x); }
 static inline __m256 acc_min(__m256 x, __m256 y) { return _mm256_min_ps(y, x); }
 static inline __m256 acc_sum(__m256 x, __m256 y) { return _mm256_add_ps(x, y); }
 static inline __m256 acc_prod(__m256 x, __m256 y) { return _mm256_mul_ps(x, y); }
-AVX2_HALF_ACC(vred_acc_max_bf16_avx2, widen_bf16, acc_max)
-AVX2_HALF_ACC(vred_acc_min_bf16_avx2, widen_bf16, acc_min)
-AVX2_HALF_ACC(vred_acc_sum_bf16_avx2, widen_bf16, acc_sum)
-AVX2_HALF_ACC(vred_acc_prod_bf16_avx2, widen_bf16, acc_prod)
-AVX2_HALF_ACC(vred_acc_max_f16_avx2, widen_f16, acc_max)
-AVX2_HALF_ACC(vred_acc_min_f16_avx2, widen_f16, acc_min)
-AVX2_HALF_ACC(vred_acc_sum_f16_avx2, widen_f16, acc_sum)
-AVX2_HALF_ACC(vred_acc_prod_f16_avx2, widen_f16, acc_prod)
 
 #define AVX2_WIDEN(name, WIDEN)                                                                 \
     static void name(const void *a_, float *o, size_t n)                                        \
@@ -388,98 +315,95 @@ AVX2_HALF_ACC(vred_acc_prod_f16_avx2, widen_f16, acc_prod)
             memcpy(o + i, h, (n - i) * sizeof *h);                                              \
         }                                                                                       \
     }
-AVX2_WIDEN(vred_widen_bf16_avx2, widen_bf16)
-AVX2_WIDEN(vred_widen_f16_avx2, widen_f16)
-AVX2_NARROW(vred_narrow_bf16_avx2, narrow_bf16)
-AVX2_NARROW(vred_narrow_f16_avx2, narrow_f16)
+/*
+ * The kernels of this file, one row each: K(slot, DEFINE, name, args...) defines `name` with
+ * DEFINE(name, args...) and registers it in the table slot; KT(...) likewise, for a kernel with
+ * a masked and a cascade tail (name, cascade_name, ...: VRED_TAIL picks); F(slot, name)
+ * registers a kernel written out above. Defining and registering a kernel is one row here.
+ */
+#define AVX2_KERNELS(K, KT, F)                                                                      \
+    K(bin[VRED_OP_MAX][VRED_INT8], AVX2_BINARY, vred_max_i8_avx2, vred_max_i8_sse41, int8_t, max_i8) \
+    K(bin[VRED_OP_MAX][VRED_UINT8], AVX2_BINARY, vred_max_u8_avx2, vred_max_u8_sse41, uint8_t, max_u8) \
+    K(bin[VRED_OP_MAX][VRED_INT16], AVX2_BINARY, vred_max_i16_avx2, vred_max_i16_sse41, int16_t, max_i16) \
+    K(bin[VRED_OP_MAX][VRED_UINT16], AVX2_BINARY, vred_max_u16_avx2, vred_max_u16_sse41, uint16_t, max_u16) \
+    K(bin[VRED_OP_MAX][VRED_INT32], AVX2_BINARY, vred_max_i32_avx2, vred_max_i32_sse41, int32_t, max_i32) \
+    K(bin[VRED_OP_MAX][VRED_UINT32], AVX2_BINARY, vred_max_u32_avx2, vred_max_u32_sse41, uint32_t, max_u32) \
+    K(bin[VRED_OP_MAX][VRED_INT64], AVX2_BINARY, vred_max_i64_avx2, vred_max_i64_sse41, int64_t, max_i64) \
+    K(bin[VRED_OP_MAX][VRED_UINT64], AVX2_BINARY, vred_max_u64_avx2, vred_max_u64_sse41, uint64_t, max_u64) \
+    K(bin[VRED_OP_MAX][VRED_FLOAT], AVX2_BINARY, vred_max_f32_avx2, vred_max_f32_sse41, float, max_f32) \
+    K(bin[VRED_OP_MAX][VRED_DOUBLE], AVX2_BINARY, vred_max_f64_avx2, vred_max_f64_sse41, double, max_f64) \
+    K(bin[VRED_OP_MAX][VRED_BFLOAT16], AVX2_HALF, vred_max_bf16_avx2, vred_max_bf16_scalar, max_bf16) \
+    K(bin[VRED_OP_MAX][VRED_FLOAT16], AVX2_HALF, vred_max_f16_avx2, vred_max_f16_scalar, max_f16)   \
+    K(bin[VRED_OP_MIN][VRED_INT8], AVX2_BINARY, vred_min_i8_avx2, vred_min_i8_sse41, int8_t, min_i8) \
+    K(bin[VRED_OP_MIN][VRED_UINT8], AVX2_BINARY, vred_min_u8_avx2, vred_min_u8_sse41, uint8_t, min_u8) \
+    K(bin[VRED_OP_MIN][VRED_INT16], AVX2_BINARY, vred_min_i16_avx2, vred_min_i16_sse41, int16_t, min_i16) \
+    K(bin[VRED_OP_MIN][VRED_UINT16], AVX2_BINARY, vred_min_u16_avx2, vred_min_u16_sse41, uint16_t, min_u16) \
+    K(bin[VRED_OP_MIN][VRED_INT32], AVX2_BINARY, vred_min_i32_avx2, vred_min_i32_sse41, int32_t, min_i32) \
+    K(bin[VRED_OP_MIN][VRED_UINT32], AVX2_BINARY, vred_min_u32_avx2, vred_min_u32_sse41, uint32_t, min_u32) \
+    K(bin[VRED_OP_MIN][VRED_INT64], AVX2_BINARY, vred_min_i64_avx2, vred_min_i64_sse41, int64_t, min_i64) \
+    K(bin[VRED_OP_MIN][VRED_UINT64], AVX2_BINARY, vred_min_u64_avx2, vred_min_u64_sse41, uint64_t, min_u64) \
+    K(bin[VRED_OP_MIN][VRED_FLOAT], AVX2_BINARY, vred_min_f32_avx2, vred_min_f32_sse41, float, min_f32) \
+    K(bin[VRED_OP_MIN][VRED_DOUBLE], AVX2_BINARY, vred_min_f64_avx2, vred_min_f64_sse41, double, min_f64) \
+    K(bin[VRED_OP_MIN][VRED_BFLOAT16], AVX2_HALF, vred_min_bf16_avx2, vred_min_bf16_scalar, min_bf16) \
+    K(bin[VRED_OP_MIN][VRED_FLOAT16], AVX2_HALF, vred_min_f16_avx2, vred_min_f16_scalar, min_f16)   \
+    K(bin[VRED_OP_SUM][VRED_UINT8], AVX2_BINARY, vred_sum_u8_avx2, vred_sum_u8_sse41, uint8_t, sum_u8) \
+    K(bin[VRED_OP_SUM][VRED_UINT16], AVX2_BINARY, vred_sum_u16_avx2, vred_sum_u16_sse41, uint16_t, sum_u16) \
+    K(bin[VRED_OP_SUM][VRED_UINT32], AVX2_BINARY, vred_sum_u32_avx2, vred_sum_u32_sse41, uint32_t, sum_u32) \
+    K(bin[VRED_OP_SUM][VRED_UINT64], AVX2_BINARY, vred_sum_u64_avx2, vred_sum_u64_sse41, uint64_t, sum_u64) \
+    K(bin[VRED_OP_SUM][VRED_FLOAT], AVX2_BINARY, vred_sum_f32_avx2, vred_sum_f32_sse41, float, sum_f32) \
+    K(bin[VRED_OP_SUM][VRED_DOUBLE], AVX2_BINARY, vred_sum_f64_avx2, vred_sum_f64_sse41, double, sum_f64) \
+    K(bin[VRED_OP_SUM][VRED_BFLOAT16], AVX2_HALF, vred_sum_bf16_avx2, vred_sum_bf16_scalar, sum_bf16) \
+    K(bin[VRED_OP_SUM][VRED_FLOAT16], AVX2_HALF, vred_sum_f16_avx2, vred_sum_f16_scalar, sum_f16)   \
+    K(bin[VRED_OP_PROD][VRED_UINT8], AVX2_BINARY, vred_prod_u8_avx2, vred_prod_u8_sse41, uint8_t, prod_u8) \
+    K(bin[VRED_OP_PROD][VRED_UINT16], AVX2_BINARY, vred_prod_u16_avx2, vred_prod_u16_sse41, uint16_t, prod_u16) \
+    K(bin[VRED_OP_PROD][VRED_UINT32], AVX2_BINARY, vred_prod_u32_avx2, vred_prod_u32_sse41, uint32_t, prod_u32) \
+    K(bin[VRED_OP_PROD][VRED_UINT64], AVX2_BINARY, vred_prod_u64_avx2, vred_prod_u64_scalar, uint64_t, prod_u64) \
+    K(bin[VRED_OP_PROD][VRED_FLOAT], AVX2_BINARY, vred_prod_f32_avx2, vred_prod_f32_sse41, float, prod_f32) \
+    K(bin[VRED_OP_PROD][VRED_DOUBLE], AVX2_BINARY, vred_prod_f64_avx2, vred_prod_f64_sse41, double, prod_f64) \
+    K(bin[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX], AVX2_BINARY, vred_prod_c32_avx2, vred_prod_c32_sse41, vred_c32, prod_c32) \
+    K(bin[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX], AVX2_BINARY, vred_prod_c64_avx2, vred_prod_c64_sse41, vred_c64, prod_c64) \
+    K(bin[VRED_OP_PROD][VRED_BFLOAT16], AVX2_HALF, vred_prod_bf16_avx2, vred_prod_bf16_scalar, prod_bf16) \
+    K(bin[VRED_OP_PROD][VRED_FLOAT16], AVX2_HALF, vred_prod_f16_avx2, vred_prod_f16_scalar, prod_f16) \
+    K(bin[VRED_OP_LAND][VRED_UINT8], AVX2_BINARY, vred_land_u8_avx2, vred_land_u8_sse41, uint8_t, land_u8) \
+    K(bin[VRED_OP_LAND][VRED_UINT16], AVX2_BINARY, vred_land_u16_avx2, vred_land_u16_sse41, uint16_t, land_u16) \
+    K(bin[VRED_OP_LAND][VRED_UINT32], AVX2_BINARY, vred_land_u32_avx2, vred_land_u32_sse41, uint32_t, land_u32) \
+    K(bin[VRED_OP_LAND][VRED_UINT64], AVX2_BINARY, vred_land_u64_avx2, vred_land_u64_sse41, uint64_t, land_u64) \
+    K(bin[VRED_OP_LOR][VRED_UINT8], AVX2_BINARY, vred_lor_u8_avx2, vred_lor_u8_sse41, uint8_t, lor_u8) \
+    K(bin[VRED_OP_LOR][VRED_UINT16], AVX2_BINARY, vred_lor_u16_avx2, vred_lor_u16_sse41, uint16_t, lor_u16) \
+    K(bin[VRED_OP_LOR][VRED_UINT32], AVX2_BINARY, vred_lor_u32_avx2, vred_lor_u32_sse41, uint32_t, lor_u32) \
+    K(bin[VRED_OP_LOR][VRED_UINT64], AVX2_BINARY, vred_lor_u64_avx2, vred_lor_u64_sse41, uint64_t, lor_u64) \
+    K(bin[VRED_OP_LXOR][VRED_UINT8], AVX2_BINARY, vred_lxor_u8_avx2, vred_lxor_u8_sse41, uint8_t, lxor_u8) \
+    K(bin[VRED_OP_LXOR][VRED_UINT16], AVX2_BINARY, vred_lxor_u16_avx2, vred_lxor_u16_sse41, uint16_t, lxor_u16) \
+    K(bin[VRED_OP_LXOR][VRED_UINT32], AVX2_BINARY, vred_lxor_u32_avx2, vred_lxor_u32_sse41, uint32_t, lxor_u32) \
+    K(bin[VRED_OP_LXOR][VRED_UINT64], AVX2_BINARY, vred_lxor_u64_avx2, vred_lxor_u64_sse41, uint64_t, lxor_u64) \
+    K(bin[VRED_OP_BAND][VRED_UINT8], AVX2_BINARY, vred_band_u8_avx2, vred_band_u8_sse41, uint8_t, band_u8) \
+    K(bin[VRED_OP_BOR][VRED_UINT8], AVX2_BINARY, vred_bor_u8_avx2, vred_bor_u8_sse41, uint8_t, bor_u8) \
+    K(bin[VRED_OP_BXOR][VRED_UINT8], AVX2_BINARY, vred_bxor_u8_avx2, vred_bxor_u8_sse41, uint8_t, bxor_u8) \
+    K(bin[VRED_OP_MAXLOC][VRED_FLOAT_INT], AVX2_BINARY, vred_maxloc_float_int_avx2, vred_maxloc_float_int_sse41, vred_float_int, maxloc_float_int) \
+    K(bin[VRED_OP_MAXLOC][VRED_2INT], AVX2_BINARY, vred_maxloc_2int_avx2, vred_maxloc_2int_sse41, vred_2int, maxloc_2int) \
+    K(bin[VRED_OP_MAXLOC][VRED_2FLOAT], AVX2_BINARY, vred_maxloc_2float_avx2, vred_maxloc_2float_sse41, vred_2float, maxloc_2float) \
+    K(bin[VRED_OP_MAXLOC][VRED_2DOUBLE], AVX2_BINARY, vred_maxloc_2double_avx2, vred_maxloc_2double_sse41, vred_2double, maxloc_2double) \
+    K(bin[VRED_OP_MINLOC][VRED_FLOAT_INT], AVX2_BINARY, vred_minloc_float_int_avx2, vred_minloc_float_int_sse41, vred_float_int, minloc_float_int) \
+    K(bin[VRED_OP_MINLOC][VRED_2INT], AVX2_BINARY, vred_minloc_2int_avx2, vred_minloc_2int_sse41, vred_2int, minloc_2int) \
+    K(bin[VRED_OP_MINLOC][VRED_2FLOAT], AVX2_BINARY, vred_minloc_2float_avx2, vred_minloc_2float_sse41, vred_2float, minloc_2float) \
+    K(bin[VRED_OP_MINLOC][VRED_2DOUBLE], AVX2_BINARY, vred_minloc_2double_avx2, vred_minloc_2double_sse41, vred_2double, minloc_2double) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MAX], AVX2_HALF_ACC, vred_acc_max_bf16_avx2, widen_bf16, acc_max) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MIN], AVX2_HALF_ACC, vred_acc_min_bf16_avx2, widen_bf16, acc_min) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_SUM], AVX2_HALF_ACC, vred_acc_sum_bf16_avx2, widen_bf16, acc_sum) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_PROD], AVX2_HALF_ACC, vred_acc_prod_bf16_avx2, widen_bf16, acc_prod) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MAX], AVX2_HALF_ACC, vred_acc_max_f16_avx2, widen_f16, acc_max) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MIN], AVX2_HALF_ACC, vred_acc_min_f16_avx2, widen_f16, acc_min) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_SUM], AVX2_HALF_ACC, vred_acc_sum_f16_avx2, widen_f16, acc_sum) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_PROD], AVX2_HALF_ACC, vred_acc_prod_f16_avx2, widen_f16, acc_prod) \
+    K(half_widen[VRED_HALF_BF16], AVX2_WIDEN, vred_widen_bf16_avx2, widen_bf16)                     \
+    K(half_widen[VRED_HALF_F16], AVX2_WIDEN, vred_widen_f16_avx2, widen_f16)                        \
+    K(half_narrow[VRED_HALF_BF16], AVX2_NARROW, vred_narrow_bf16_avx2, narrow_bf16)                 \
+    K(half_narrow[VRED_HALF_F16], AVX2_NARROW, vred_narrow_f16_avx2, narrow_f16)
+AVX2_KERNELS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
 
 /* ---- the table ----------------------------------------------------------------------------- */
-void vred_fill_avx2(vred_kernel_table *t)
+void vred_fill_avx2(vred_kernel_table *t, int masked_tail)
 {
-    vred_binary_fn (*b)[VRED_TYPE_COUNT] = t->bin;
-
-    b[VRED_OP_MAX][VRED_INT8] = vred_max_i8_avx2;
-    b[VRED_OP_MAX][VRED_UINT8] = vred_max_u8_avx2;
-    b[VRED_OP_MAX][VRED_INT16] = vred_max_i16_avx2;
-    b[VRED_OP_MAX][VRED_UINT16] = vred_max_u16_avx2;
-    b[VRED_OP_MAX][VRED_INT32] = vred_max_i32_avx2;
-    b[VRED_OP_MAX][VRED_UINT32] = vred_max_u32_avx2;
-    b[VRED_OP_MAX][VRED_INT64] = vred_max_i64_avx2;
-    b[VRED_OP_MAX][VRED_UINT64] = vred_max_u64_avx2;
-    b[VRED_OP_MAX][VRED_FLOAT] = vred_max_f32_avx2;
-    b[VRED_OP_MAX][VRED_DOUBLE] = vred_max_f64_avx2;
-    b[VRED_OP_MAX][VRED_BFLOAT16] = vred_max_bf16_avx2;
-    b[VRED_OP_MAX][VRED_FLOAT16] = vred_max_f16_avx2;
-
-    b[VRED_OP_MIN][VRED_INT8] = vred_min_i8_avx2;
-    b[VRED_OP_MIN][VRED_UINT8] = vred_min_u8_avx2;
-    b[VRED_OP_MIN][VRED_INT16] = vred_min_i16_avx2;
-    b[VRED_OP_MIN][VRED_UINT16] = vred_min_u16_avx2;
-    b[VRED_OP_MIN][VRED_INT32] = vred_min_i32_avx2;
-    b[VRED_OP_MIN][VRED_UINT32] = vred_min_u32_avx2;
-    b[VRED_OP_MIN][VRED_INT64] = vred_min_i64_avx2;
-    b[VRED_OP_MIN][VRED_UINT64] = vred_min_u64_avx2;
-    b[VRED_OP_MIN][VRED_FLOAT] = vred_min_f32_avx2;
-    b[VRED_OP_MIN][VRED_DOUBLE] = vred_min_f64_avx2;
-    b[VRED_OP_MIN][VRED_BFLOAT16] = vred_min_bf16_avx2;
-    b[VRED_OP_MIN][VRED_FLOAT16] = vred_min_f16_avx2;
-
-    b[VRED_OP_SUM][VRED_UINT8] = vred_sum_u8_avx2;
-    b[VRED_OP_SUM][VRED_UINT16] = vred_sum_u16_avx2;
-    b[VRED_OP_SUM][VRED_UINT32] = vred_sum_u32_avx2;
-    b[VRED_OP_SUM][VRED_UINT64] = vred_sum_u64_avx2;
-    b[VRED_OP_SUM][VRED_FLOAT] = vred_sum_f32_avx2;
-    b[VRED_OP_SUM][VRED_DOUBLE] = vred_sum_f64_avx2;
-    b[VRED_OP_SUM][VRED_BFLOAT16] = vred_sum_bf16_avx2;
-    b[VRED_OP_SUM][VRED_FLOAT16] = vred_sum_f16_avx2;
-
-    b[VRED_OP_PROD][VRED_UINT8] = vred_prod_u8_avx2;
-    b[VRED_OP_PROD][VRED_UINT16] = vred_prod_u16_avx2;
-    b[VRED_OP_PROD][VRED_UINT32] = vred_prod_u32_avx2;
-    b[VRED_OP_PROD][VRED_UINT64] = vred_prod_u64_avx2;
-    b[VRED_OP_PROD][VRED_FLOAT] = vred_prod_f32_avx2;
-    b[VRED_OP_PROD][VRED_DOUBLE] = vred_prod_f64_avx2;
-    b[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX] = vred_prod_c32_avx2;
-    b[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX] = vred_prod_c64_avx2;
-    b[VRED_OP_PROD][VRED_BFLOAT16] = vred_prod_bf16_avx2;
-    b[VRED_OP_PROD][VRED_FLOAT16] = vred_prod_f16_avx2;
-
-    b[VRED_OP_LAND][VRED_UINT8] = vred_land_u8_avx2;
-    b[VRED_OP_LAND][VRED_UINT16] = vred_land_u16_avx2;
-    b[VRED_OP_LAND][VRED_UINT32] = vred_land_u32_avx2;
-    b[VRED_OP_LAND][VRED_UINT64] = vred_land_u64_avx2;
-    b[VRED_OP_LOR][VRED_UINT8] = vred_lor_u8_avx2;
-    b[VRED_OP_LOR][VRED_UINT16] = vred_lor_u16_avx2;
-    b[VRED_OP_LOR][VRED_UINT32] = vred_lor_u32_avx2;
-    b[VRED_OP_LOR][VRED_UINT64] = vred_lor_u64_avx2;
-    b[VRED_OP_LXOR][VRED_UINT8] = vred_lxor_u8_avx2;
-    b[VRED_OP_LXOR][VRED_UINT16] = vred_lxor_u16_avx2;
-    b[VRED_OP_LXOR][VRED_UINT32] = vred_lxor_u32_avx2;
-    b[VRED_OP_LXOR][VRED_UINT64] = vred_lxor_u64_avx2;
-
-    b[VRED_OP_BAND][VRED_UINT8] = vred_band_u8_avx2;
-    b[VRED_OP_BOR][VRED_UINT8] = vred_bor_u8_avx2;
-    b[VRED_OP_BXOR][VRED_UINT8] = vred_bxor_u8_avx2;
-
-    b[VRED_OP_MAXLOC][VRED_FLOAT_INT] = vred_maxloc_float_int_avx2;
-    b[VRED_OP_MAXLOC][VRED_2INT] = vred_maxloc_2int_avx2;
-    b[VRED_OP_MAXLOC][VRED_2FLOAT] = vred_maxloc_2float_avx2;
-    b[VRED_OP_MAXLOC][VRED_2DOUBLE] = vred_maxloc_2double_avx2;
-    b[VRED_OP_MINLOC][VRED_FLOAT_INT] = vred_minloc_float_int_avx2;
-    b[VRED_OP_MINLOC][VRED_2INT] = vred_minloc_2int_avx2;
-    b[VRED_OP_MINLOC][VRED_2FLOAT] = vred_minloc_2float_avx2;
-    b[VRED_OP_MINLOC][VRED_2DOUBLE] = vred_minloc_2double_avx2;
-
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MAX] = vred_acc_max_bf16_avx2;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MIN] = vred_acc_min_bf16_avx2;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_SUM] = vred_acc_sum_bf16_avx2;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_PROD] = vred_acc_prod_bf16_avx2;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MAX] = vred_acc_max_f16_avx2;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MIN] = vred_acc_min_f16_avx2;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_SUM] = vred_acc_sum_f16_avx2;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_PROD] = vred_acc_prod_f16_avx2;
-    t->half_widen[VRED_HALF_BF16] = vred_widen_bf16_avx2;
-    t->half_widen[VRED_HALF_F16] = vred_widen_f16_avx2;
-    t->half_narrow[VRED_HALF_BF16] = vred_narrow_bf16_avx2;
-    t->half_narrow[VRED_HALF_F16] = vred_narrow_f16_avx2;
+    (void)masked_tail;
+    AVX2_KERNELS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
 }

@@ -9,8 +9,8 @@
  * dispatch keeps the faster one (docs/kernels.md has the measurement); VRED_TAIL overrides.
  */
 #include <immintrin.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 #define LD512(p) _mm512_loadu_si512((const void *)(p))
 #define ST512(p, v) _mm512_storeu_si512((void *)(p), (v))
@@ -230,67 +230,6 @@ HALF_CMP(max_f16, widen_f16, _CMP_GT_OQ)
 HALF_CMP(min_f16, widen_f16, _CMP_LT_OQ)
 
 /* ---- the kernels --------------------------------------------------------------------------- */
-AVX512_BINARY(vred_max_i8_avx512, vred_max_i8_avx512_cascade, vred_max_i8_avx2, int8_t, max_i8)
-AVX512_BINARY(vred_max_u8_avx512, vred_max_u8_avx512_cascade, vred_max_u8_avx2, uint8_t, max_u8)
-AVX512_BINARY(vred_max_i16_avx512, vred_max_i16_avx512_cascade, vred_max_i16_avx2, int16_t, max_i16)
-AVX512_BINARY(vred_max_u16_avx512, vred_max_u16_avx512_cascade, vred_max_u16_avx2, uint16_t, max_u16)
-AVX512_BINARY(vred_max_i32_avx512, vred_max_i32_avx512_cascade, vred_max_i32_avx2, int32_t, max_i32)
-AVX512_BINARY(vred_max_u32_avx512, vred_max_u32_avx512_cascade, vred_max_u32_avx2, uint32_t, max_u32)
-AVX512_BINARY(vred_max_i64_avx512, vred_max_i64_avx512_cascade, vred_max_i64_avx2, int64_t, max_i64)
-AVX512_BINARY(vred_max_u64_avx512, vred_max_u64_avx512_cascade, vred_max_u64_avx2, uint64_t, max_u64)
-AVX512_BINARY(vred_min_i8_avx512, vred_min_i8_avx512_cascade, vred_min_i8_avx2, int8_t, min_i8)
-AVX512_BINARY(vred_min_u8_avx512, vred_min_u8_avx512_cascade, vred_min_u8_avx2, uint8_t, min_u8)
-AVX512_BINARY(vred_min_i16_avx512, vred_min_i16_avx512_cascade, vred_min_i16_avx2, int16_t, min_i16)
-AVX512_BINARY(vred_min_u16_avx512, vred_min_u16_avx512_cascade, vred_min_u16_avx2, uint16_t, min_u16)
-AVX512_BINARY(vred_min_i32_avx512, vred_min_i32_avx512_cascade, vred_min_i32_avx2, int32_t, min_i32)
-AVX512_BINARY(vred_min_u32_avx512, vred_min_u32_avx512_cascade, vred_min_u32_avx2, uint32_t, min_u32)
-AVX512_BINARY(vred_min_i64_avx512, vred_min_i64_avx512_cascade, vred_min_i64_avx2, int64_t, min_i64)
-AVX512_BINARY(vred_min_u64_avx512, vred_min_u64_avx512_cascade, vred_min_u64_avx2, uint64_t, min_u64)
-AVX512_BINARY(vred_sum_u8_avx512, vred_sum_u8_avx512_cascade, vred_sum_u8_avx2, uint8_t, sum_u8)
-AVX512_BINARY(vred_sum_u16_avx512, vred_sum_u16_avx512_cascade, vred_sum_u16_avx2, uint16_t, sum_u16)
-AVX512_BINARY(vred_sum_u32_avx512, vred_sum_u32_avx512_cascade, vred_sum_u32_avx2, uint32_t, sum_u32)
-AVX512_BINARY(vred_sum_u64_avx512, vred_sum_u64_avx512_cascade, vred_sum_u64_avx2, uint64_t, sum_u64)
-AVX512_BINARY(vred_prod_u8_avx512, vred_prod_u8_avx512_cascade, vred_prod_u8_avx2, uint8_t, prod_u8)
-AVX512_BINARY(vred_prod_u16_avx512, vred_prod_u16_avx512_cascade, vred_prod_u16_avx2, uint16_t, prod_u16)
-AVX512_BINARY(vred_prod_u32_avx512, vred_prod_u32_avx512_cascade, vred_prod_u32_avx2, uint32_t, prod_u32)
-AVX512_BINARY(vred_prod_u64_avx512, vred_prod_u64_avx512_cascade, vred_prod_u64_avx2, uint64_t, prod_u64)
-AVX512_BINARY(vred_land_u8_avx512, vred_land_u8_avx512_cascade, vred_land_u8_avx2, uint8_t, land_u8)
-AVX512_BINARY(vred_land_u16_avx512, vred_land_u16_avx512_cascade, vred_land_u16_avx2, uint16_t, land_u16)
-AVX512_BINARY(vred_land_u32_avx512, vred_land_u32_avx512_cascade, vred_land_u32_avx2, uint32_t, land_u32)
-AVX512_BINARY(vred_land_u64_avx512, vred_land_u64_avx512_cascade, vred_land_u64_avx2, uint64_t, land_u64)
-AVX512_BINARY(vred_lor_u8_avx512, vred_lor_u8_avx512_cascade, vred_lor_u8_avx2, uint8_t, lor_u8)
-AVX512_BINARY(vred_lor_u16_avx512, vred_lor_u16_avx512_cascade, vred_lor_u16_avx2, uint16_t, lor_u16)
-AVX512_BINARY(vred_lor_u32_avx512, vred_lor_u32_avx512_cascade, vred_lor_u32_avx2, uint32_t, lor_u32)
-AVX512_BINARY(vred_lor_u64_avx512, vred_lor_u64_avx512_cascade, vred_lor_u64_avx2, uint64_t, lor_u64)
-AVX512_BINARY(vred_lxor_u8_avx512, vred_lxor_u8_avx512_cascade, vred_lxor_u8_avx2, uint8_t, lxor_u8)
-AVX512_BINARY(vred_lxor_u16_avx512, vred_lxor_u16_avx512_cascade, vred_lxor_u16_avx2, uint16_t, lxor_u16)
-AVX512_BINARY(vred_lxor_u32_avx512, vred_lxor_u32_avx512_cascade, vred_lxor_u32_avx2, uint32_t, lxor_u32)
-AVX512_BINARY(vred_lxor_u64_avx512, vred_lxor_u64_avx512_cascade, vred_lxor_u64_avx2, uint64_t, lxor_u64)
-AVX512_BINARY(vred_band_u8_avx512, vred_band_u8_avx512_cascade, vred_band_u8_avx2, uint8_t, band_u8)
-AVX512_BINARY(vred_bor_u8_avx512, vred_bor_u8_avx512_cascade, vred_bor_u8_avx2, uint8_t, bor_u8)
-AVX512_BINARY(vred_bxor_u8_avx512, vred_bxor_u8_avx512_cascade, vred_bxor_u8_avx2, uint8_t, bxor_u8)
-AVX512_BINARY(vred_max_f32_avx512, vred_max_f32_avx512_cascade, vred_max_f32_avx2, float, max_f32)
-AVX512_BINARY(vred_min_f32_avx512, vred_min_f32_avx512_cascade, vred_min_f32_avx2, float, min_f32)
-AVX512_BINARY(vred_sum_f32_avx512, vred_sum_f32_avx512_cascade, vred_sum_f32_avx2, float, sum_f32)
-AVX512_BINARY(vred_prod_f32_avx512, vred_prod_f32_avx512_cascade, vred_prod_f32_avx2, float, prod_f32)
-AVX512_BINARY(vred_max_f64_avx512, vred_max_f64_avx512_cascade, vred_max_f64_avx2, double, max_f64)
-AVX512_BINARY(vred_min_f64_avx512, vred_min_f64_avx512_cascade, vred_min_f64_avx2, double, min_f64)
-AVX512_BINARY(vred_sum_f64_avx512, vred_sum_f64_avx512_cascade, vred_sum_f64_avx2, double, sum_f64)
-AVX512_BINARY(vred_prod_f64_avx512, vred_prod_f64_avx512_cascade, vred_prod_f64_avx2, double, prod_f64)
-AVX512_BINARY(vred_prod_c32_avx512, vred_prod_c32_avx512_cascade, vred_prod_c32_avx2, vred_c32, prod_c32)
-AVX512_BINARY(vred_prod_c64_avx512, vred_prod_c64_avx512_cascade, vred_prod_c64_avx2, vred_c64, prod_c64)
-AVX512_BINARY(vred_maxloc_float_int_avx512, vred_maxloc_float_int_avx512_cascade, vred_maxloc_float_int_avx2, vred_float_int, maxloc_float_int)
-AVX512_BINARY(vred_minloc_float_int_avx512, vred_minloc_float_int_avx512_cascade, vred_minloc_float_int_avx2, vred_float_int, minloc_float_int)
-AVX512_BINARY(vred_maxloc_2int_avx512, vred_maxloc_2int_avx512_cascade, vred_maxloc_2int_avx2, vred_2int, maxloc_2int)
-AVX512_BINARY(vred_minloc_2int_avx512, vred_minloc_2int_avx512_cascade, vred_minloc_2int_avx2, vred_2int, minloc_2int)
-AVX512_HALF(vred_sum_bf16_avx512, vred_sum_bf16_avx512_cascade, vred_sum_bf16_avx2, sum_bf16)
-AVX512_HALF(vred_prod_bf16_avx512, vred_prod_bf16_avx512_cascade, vred_prod_bf16_avx2, prod_bf16)
-AVX512_HALF(vred_max_bf16_avx512, vred_max_bf16_avx512_cascade, vred_max_bf16_avx2, max_bf16)
-AVX512_HALF(vred_min_bf16_avx512, vred_min_bf16_avx512_cascade, vred_min_bf16_avx2, min_bf16)
-AVX512_HALF(vred_sum_f16_avx512, vred_sum_f16_avx512_cascade, vred_sum_f16_avx2, sum_f16)
-AVX512_HALF(vred_prod_f16_avx512, vred_prod_f16_avx512_cascade, vred_prod_f16_avx2, prod_f16)
-AVX512_HALF(vred_max_f16_avx512, vred_max_f16_avx512_cascade, vred_max_f16_avx2, max_f16)
-AVX512_HALF(vred_min_f16_avx512, vred_min_f16_avx512_cascade, vred_min_f16_avx2, min_f16)
 
 /* ---- half precision with float32 accumulation (n-ary form); masked tails only -------------- */
 #define AVX512_HALF_ACC(name, WIDEN, FOP)                                                       \
@@ -308,14 +247,6 @@ static inline __m512 acc_max(__m512 x, __m512 y) { return _mm512_max_ps(y, x); }
 static inline __m512 acc_min(__m512 x, __m512 y) { return _mm512_min_ps(y, x); }
 static inline __m512 acc_sum(__m512 x, __m512 y) { return _mm512_add_ps(x, y); }
 static inline __m512 acc_prod(__m512 x, __m512 y) { return _mm512_mul_ps(x, y); }
-AVX512_HALF_ACC(vred_acc_max_bf16_avx512, widen_bf16, acc_max)
-AVX512_HALF_ACC(vred_acc_min_bf16_avx512, widen_bf16, acc_min)
-AVX512_HALF_ACC(vred_acc_sum_bf16_avx512, widen_bf16, acc_sum)
-AVX512_HALF_ACC(vred_acc_prod_bf16_avx512, widen_bf16, acc_prod)
-AVX512_HALF_ACC(vred_acc_max_f16_avx512, widen_f16, acc_max)
-AVX512_HALF_ACC(vred_acc_min_f16_avx512, widen_f16, acc_min)
-AVX512_HALF_ACC(vred_acc_sum_f16_avx512, widen_f16, acc_sum)
-AVX512_HALF_ACC(vred_acc_prod_f16_avx512, widen_f16, acc_prod)
 
 #define AVX512_WIDEN(name, WIDEN)                                                               \
     static void name(const void *a_, float *o, size_t n)                                        \
@@ -335,87 +266,91 @@ AVX512_HALF_ACC(vred_acc_prod_f16_avx512, widen_f16, acc_prod)
             _mm256_mask_storeu_epi16(o + i, m, NARROW(_mm512_maskz_loadu_ps(m, a + i)));         \
         }                                                                                       \
     }
-AVX512_WIDEN(vred_widen_bf16_avx512, widen_bf16)
-AVX512_WIDEN(vred_widen_f16_avx512, widen_f16)
-AVX512_NARROW(vred_narrow_bf16_avx512, narrow_bf16)
-AVX512_NARROW(vred_narrow_f16_avx512, narrow_f16)
+/*
+ * The kernels of this file, one row each: K(slot, DEFINE, name, args...) defines `name` with
+ * DEFINE(name, args...) and registers it in the table slot; KT(...) likewise, for a kernel with
+ * a masked and a cascade tail (name, cascade_name, ...: VRED_TAIL picks); F(slot, name)
+ * registers a kernel written out above. Defining and registering a kernel is one row here.
+ */
+#define AVX512_KERNELS(K, KT, F)                                                                    \
+    KT(bin[VRED_OP_MAX][VRED_INT8], AVX512_BINARY, vred_max_i8_avx512, vred_max_i8_avx512_cascade, vred_max_i8_avx2, int8_t, max_i8) \
+    KT(bin[VRED_OP_MAX][VRED_UINT8], AVX512_BINARY, vred_max_u8_avx512, vred_max_u8_avx512_cascade, vred_max_u8_avx2, uint8_t, max_u8) \
+    KT(bin[VRED_OP_MAX][VRED_INT16], AVX512_BINARY, vred_max_i16_avx512, vred_max_i16_avx512_cascade, vred_max_i16_avx2, int16_t, max_i16) \
+    KT(bin[VRED_OP_MAX][VRED_UINT16], AVX512_BINARY, vred_max_u16_avx512, vred_max_u16_avx512_cascade, vred_max_u16_avx2, uint16_t, max_u16) \
+    KT(bin[VRED_OP_MAX][VRED_INT32], AVX512_BINARY, vred_max_i32_avx512, vred_max_i32_avx512_cascade, vred_max_i32_avx2, int32_t, max_i32) \
+    KT(bin[VRED_OP_MAX][VRED_UINT32], AVX512_BINARY, vred_max_u32_avx512, vred_max_u32_avx512_cascade, vred_max_u32_avx2, uint32_t, max_u32) \
+    KT(bin[VRED_OP_MAX][VRED_INT64], AVX512_BINARY, vred_max_i64_avx512, vred_max_i64_avx512_cascade, vred_max_i64_avx2, int64_t, max_i64) \
+    KT(bin[VRED_OP_MAX][VRED_UINT64], AVX512_BINARY, vred_max_u64_avx512, vred_max_u64_avx512_cascade, vred_max_u64_avx2, uint64_t, max_u64) \
+    KT(bin[VRED_OP_MIN][VRED_INT8], AVX512_BINARY, vred_min_i8_avx512, vred_min_i8_avx512_cascade, vred_min_i8_avx2, int8_t, min_i8) \
+    KT(bin[VRED_OP_MIN][VRED_UINT8], AVX512_BINARY, vred_min_u8_avx512, vred_min_u8_avx512_cascade, vred_min_u8_avx2, uint8_t, min_u8) \
+    KT(bin[VRED_OP_MIN][VRED_INT16], AVX512_BINARY, vred_min_i16_avx512, vred_min_i16_avx512_cascade, vred_min_i16_avx2, int16_t, min_i16) \
+    KT(bin[VRED_OP_MIN][VRED_UINT16], AVX512_BINARY, vred_min_u16_avx512, vred_min_u16_avx512_cascade, vred_min_u16_avx2, uint16_t, min_u16) \
+    KT(bin[VRED_OP_MIN][VRED_INT32], AVX512_BINARY, vred_min_i32_avx512, vred_min_i32_avx512_cascade, vred_min_i32_avx2, int32_t, min_i32) \
+    KT(bin[VRED_OP_MIN][VRED_UINT32], AVX512_BINARY, vred_min_u32_avx512, vred_min_u32_avx512_cascade, vred_min_u32_avx2, uint32_t, min_u32) \
+    KT(bin[VRED_OP_MIN][VRED_INT64], AVX512_BINARY, vred_min_i64_avx512, vred_min_i64_avx512_cascade, vred_min_i64_avx2, int64_t, min_i64) \
+    KT(bin[VRED_OP_MIN][VRED_UINT64], AVX512_BINARY, vred_min_u64_avx512, vred_min_u64_avx512_cascade, vred_min_u64_avx2, uint64_t, min_u64) \
+    KT(bin[VRED_OP_SUM][VRED_UINT8], AVX512_BINARY, vred_sum_u8_avx512, vred_sum_u8_avx512_cascade, vred_sum_u8_avx2, uint8_t, sum_u8) \
+    KT(bin[VRED_OP_SUM][VRED_UINT16], AVX512_BINARY, vred_sum_u16_avx512, vred_sum_u16_avx512_cascade, vred_sum_u16_avx2, uint16_t, sum_u16) \
+    KT(bin[VRED_OP_SUM][VRED_UINT32], AVX512_BINARY, vred_sum_u32_avx512, vred_sum_u32_avx512_cascade, vred_sum_u32_avx2, uint32_t, sum_u32) \
+    KT(bin[VRED_OP_SUM][VRED_UINT64], AVX512_BINARY, vred_sum_u64_avx512, vred_sum_u64_avx512_cascade, vred_sum_u64_avx2, uint64_t, sum_u64) \
+    KT(bin[VRED_OP_PROD][VRED_UINT8], AVX512_BINARY, vred_prod_u8_avx512, vred_prod_u8_avx512_cascade, vred_prod_u8_avx2, uint8_t, prod_u8) \
+    KT(bin[VRED_OP_PROD][VRED_UINT16], AVX512_BINARY, vred_prod_u16_avx512, vred_prod_u16_avx512_cascade, vred_prod_u16_avx2, uint16_t, prod_u16) \
+    KT(bin[VRED_OP_PROD][VRED_UINT32], AVX512_BINARY, vred_prod_u32_avx512, vred_prod_u32_avx512_cascade, vred_prod_u32_avx2, uint32_t, prod_u32) \
+    KT(bin[VRED_OP_PROD][VRED_UINT64], AVX512_BINARY, vred_prod_u64_avx512, vred_prod_u64_avx512_cascade, vred_prod_u64_avx2, uint64_t, prod_u64) \
+    KT(bin[VRED_OP_LAND][VRED_UINT8], AVX512_BINARY, vred_land_u8_avx512, vred_land_u8_avx512_cascade, vred_land_u8_avx2, uint8_t, land_u8) \
+    KT(bin[VRED_OP_LAND][VRED_UINT16], AVX512_BINARY, vred_land_u16_avx512, vred_land_u16_avx512_cascade, vred_land_u16_avx2, uint16_t, land_u16) \
+    KT(bin[VRED_OP_LAND][VRED_UINT32], AVX512_BINARY, vred_land_u32_avx512, vred_land_u32_avx512_cascade, vred_land_u32_avx2, uint32_t, land_u32) \
+    KT(bin[VRED_OP_LAND][VRED_UINT64], AVX512_BINARY, vred_land_u64_avx512, vred_land_u64_avx512_cascade, vred_land_u64_avx2, uint64_t, land_u64) \
+    KT(bin[VRED_OP_LOR][VRED_UINT8], AVX512_BINARY, vred_lor_u8_avx512, vred_lor_u8_avx512_cascade, vred_lor_u8_avx2, uint8_t, lor_u8) \
+    KT(bin[VRED_OP_LOR][VRED_UINT16], AVX512_BINARY, vred_lor_u16_avx512, vred_lor_u16_avx512_cascade, vred_lor_u16_avx2, uint16_t, lor_u16) \
+    KT(bin[VRED_OP_LOR][VRED_UINT32], AVX512_BINARY, vred_lor_u32_avx512, vred_lor_u32_avx512_cascade, vred_lor_u32_avx2, uint32_t, lor_u32) \
+    KT(bin[VRED_OP_LOR][VRED_UINT64], AVX512_BINARY, vred_lor_u64_avx512, vred_lor_u64_avx512_cascade, vred_lor_u64_avx2, uint64_t, lor_u64) \
+    KT(bin[VRED_OP_LXOR][VRED_UINT8], AVX512_BINARY, vred_lxor_u8_avx512, vred_lxor_u8_avx512_cascade, vred_lxor_u8_avx2, uint8_t, lxor_u8) \
+    KT(bin[VRED_OP_LXOR][VRED_UINT16], AVX512_BINARY, vred_lxor_u16_avx512, vred_lxor_u16_avx512_cascade, vred_lxor_u16_avx2, uint16_t, lxor_u16) \
+    KT(bin[VRED_OP_LXOR][VRED_UINT32], AVX512_BINARY, vred_lxor_u32_avx512, vred_lxor_u32_avx512_cascade, vred_lxor_u32_avx2, uint32_t, lxor_u32) \
+    KT(bin[VRED_OP_LXOR][VRED_UINT64], AVX512_BINARY, vred_lxor_u64_avx512, vred_lxor_u64_avx512_cascade, vred_lxor_u64_avx2, uint64_t, lxor_u64) \
+    KT(bin[VRED_OP_BAND][VRED_UINT8], AVX512_BINARY, vred_band_u8_avx512, vred_band_u8_avx512_cascade, vred_band_u8_avx2, uint8_t, band_u8) \
+    KT(bin[VRED_OP_BOR][VRED_UINT8], AVX512_BINARY, vred_bor_u8_avx512, vred_bor_u8_avx512_cascade, vred_bor_u8_avx2, uint8_t, bor_u8) \
+    KT(bin[VRED_OP_BXOR][VRED_UINT8], AVX512_BINARY, vred_bxor_u8_avx512, vred_bxor_u8_avx512_cascade, vred_bxor_u8_avx2, uint8_t, bxor_u8) \
+    KT(bin[VRED_OP_MAX][VRED_FLOAT], AVX512_BINARY, vred_max_f32_avx512, vred_max_f32_avx512_cascade, vred_max_f32_avx2, float, max_f32) \
+    KT(bin[VRED_OP_MIN][VRED_FLOAT], AVX512_BINARY, vred_min_f32_avx512, vred_min_f32_avx512_cascade, vred_min_f32_avx2, float, min_f32) \
+    KT(bin[VRED_OP_SUM][VRED_FLOAT], AVX512_BINARY, vred_sum_f32_avx512, vred_sum_f32_avx512_cascade, vred_sum_f32_avx2, float, sum_f32) \
+    KT(bin[VRED_OP_PROD][VRED_FLOAT], AVX512_BINARY, vred_prod_f32_avx512, vred_prod_f32_avx512_cascade, vred_prod_f32_avx2, float, prod_f32) \
+    KT(bin[VRED_OP_MAX][VRED_DOUBLE], AVX512_BINARY, vred_max_f64_avx512, vred_max_f64_avx512_cascade, vred_max_f64_avx2, double, max_f64) \
+    KT(bin[VRED_OP_MIN][VRED_DOUBLE], AVX512_BINARY, vred_min_f64_avx512, vred_min_f64_avx512_cascade, vred_min_f64_avx2, double, min_f64) \
+    KT(bin[VRED_OP_SUM][VRED_DOUBLE], AVX512_BINARY, vred_sum_f64_avx512, vred_sum_f64_avx512_cascade, vred_sum_f64_avx2, double, sum_f64) \
+    KT(bin[VRED_OP_PROD][VRED_DOUBLE], AVX512_BINARY, vred_prod_f64_avx512, vred_prod_f64_avx512_cascade, vred_prod_f64_avx2, double, prod_f64) \
+    KT(bin[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX], AVX512_BINARY, vred_prod_c32_avx512, vred_prod_c32_avx512_cascade, vred_prod_c32_avx2, vred_c32, prod_c32) \
+    KT(bin[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX], AVX512_BINARY, vred_prod_c64_avx512, vred_prod_c64_avx512_cascade, vred_prod_c64_avx2, vred_c64, prod_c64) \
+    KT(bin[VRED_OP_MAXLOC][VRED_FLOAT_INT], AVX512_BINARY, vred_maxloc_float_int_avx512, vred_maxloc_float_int_avx512_cascade, vred_maxloc_float_int_avx2, vred_float_int, maxloc_float_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_FLOAT_INT], AVX512_BINARY, vred_minloc_float_int_avx512, vred_minloc_float_int_avx512_cascade, vred_minloc_float_int_avx2, vred_float_int, minloc_float_int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_2INT], AVX512_BINARY, vred_maxloc_2int_avx512, vred_maxloc_2int_avx512_cascade, vred_maxloc_2int_avx2, vred_2int, maxloc_2int) \
+    KT(bin[VRED_OP_MINLOC][VRED_2INT], AVX512_BINARY, vred_minloc_2int_avx512, vred_minloc_2int_avx512_cascade, vred_minloc_2int_avx2, vred_2int, minloc_2int) \
+    KT(bin[VRED_OP_SUM][VRED_BFLOAT16], AVX512_HALF, vred_sum_bf16_avx512, vred_sum_bf16_avx512_cascade, vred_sum_bf16_avx2, sum_bf16) \
+    KT(bin[VRED_OP_PROD][VRED_BFLOAT16], AVX512_HALF, vred_prod_bf16_avx512, vred_prod_bf16_avx512_cascade, vred_prod_bf16_avx2, prod_bf16) \
+    KT(bin[VRED_OP_MAX][VRED_BFLOAT16], AVX512_HALF, vred_max_bf16_avx512, vred_max_bf16_avx512_cascade, vred_max_bf16_avx2, max_bf16) \
+    KT(bin[VRED_OP_MIN][VRED_BFLOAT16], AVX512_HALF, vred_min_bf16_avx512, vred_min_bf16_avx512_cascade, vred_min_bf16_avx2, min_bf16) \
+    KT(bin[VRED_OP_SUM][VRED_FLOAT16], AVX512_HALF, vred_sum_f16_avx512, vred_sum_f16_avx512_cascade, vred_sum_f16_avx2, sum_f16) \
+    KT(bin[VRED_OP_PROD][VRED_FLOAT16], AVX512_HALF, vred_prod_f16_avx512, vred_prod_f16_avx512_cascade, vred_prod_f16_avx2, prod_f16) \
+    KT(bin[VRED_OP_MAX][VRED_FLOAT16], AVX512_HALF, vred_max_f16_avx512, vred_max_f16_avx512_cascade, vred_max_f16_avx2, max_f16) \
+    KT(bin[VRED_OP_MIN][VRED_FLOAT16], AVX512_HALF, vred_min_f16_avx512, vred_min_f16_avx512_cascade, vred_min_f16_avx2, min_f16) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MAX], AVX512_HALF_ACC, vred_acc_max_bf16_avx512, widen_bf16, acc_max) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MIN], AVX512_HALF_ACC, vred_acc_min_bf16_avx512, widen_bf16, acc_min) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_SUM], AVX512_HALF_ACC, vred_acc_sum_bf16_avx512, widen_bf16, acc_sum) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_PROD], AVX512_HALF_ACC, vred_acc_prod_bf16_avx512, widen_bf16, acc_prod) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MAX], AVX512_HALF_ACC, vred_acc_max_f16_avx512, widen_f16, acc_max) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MIN], AVX512_HALF_ACC, vred_acc_min_f16_avx512, widen_f16, acc_min) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_SUM], AVX512_HALF_ACC, vred_acc_sum_f16_avx512, widen_f16, acc_sum) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_PROD], AVX512_HALF_ACC, vred_acc_prod_f16_avx512, widen_f16, acc_prod) \
+    K(half_widen[VRED_HALF_BF16], AVX512_WIDEN, vred_widen_bf16_avx512, widen_bf16)                 \
+    K(half_widen[VRED_HALF_F16], AVX512_WIDEN, vred_widen_f16_avx512, widen_f16)                    \
+    K(half_narrow[VRED_HALF_BF16], AVX512_NARROW, vred_narrow_bf16_avx512, narrow_bf16)             \
+    K(half_narrow[VRED_HALF_F16], AVX512_NARROW, vred_narrow_f16_avx512, narrow_f16)
+AVX512_KERNELS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
 
 /* ---- the table ----------------------------------------------------------------------------- */
-#define SET(op, type, masked_fn, cascade_fn) t->bin[op][type] = masked_tail ? masked_fn : cascade_fn
 void vred_fill_avx512(vred_kernel_table *t, int masked_tail)
 {
-    SET(VRED_OP_MAX, VRED_INT8, vred_max_i8_avx512, vred_max_i8_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_UINT8, vred_max_u8_avx512, vred_max_u8_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_INT16, vred_max_i16_avx512, vred_max_i16_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_UINT16, vred_max_u16_avx512, vred_max_u16_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_INT32, vred_max_i32_avx512, vred_max_i32_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_UINT32, vred_max_u32_avx512, vred_max_u32_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_INT64, vred_max_i64_avx512, vred_max_i64_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_UINT64, vred_max_u64_avx512, vred_max_u64_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_INT8, vred_min_i8_avx512, vred_min_i8_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_UINT8, vred_min_u8_avx512, vred_min_u8_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_INT16, vred_min_i16_avx512, vred_min_i16_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_UINT16, vred_min_u16_avx512, vred_min_u16_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_INT32, vred_min_i32_avx512, vred_min_i32_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_UINT32, vred_min_u32_avx512, vred_min_u32_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_INT64, vred_min_i64_avx512, vred_min_i64_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_UINT64, vred_min_u64_avx512, vred_min_u64_avx512_cascade);
-    SET(VRED_OP_SUM, VRED_UINT8, vred_sum_u8_avx512, vred_sum_u8_avx512_cascade);
-    SET(VRED_OP_SUM, VRED_UINT16, vred_sum_u16_avx512, vred_sum_u16_avx512_cascade);
-    SET(VRED_OP_SUM, VRED_UINT32, vred_sum_u32_avx512, vred_sum_u32_avx512_cascade);
-    SET(VRED_OP_SUM, VRED_UINT64, vred_sum_u64_avx512, vred_sum_u64_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_UINT8, vred_prod_u8_avx512, vred_prod_u8_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_UINT16, vred_prod_u16_avx512, vred_prod_u16_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_UINT32, vred_prod_u32_avx512, vred_prod_u32_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_UINT64, vred_prod_u64_avx512, vred_prod_u64_avx512_cascade);
-    SET(VRED_OP_LAND, VRED_UINT8, vred_land_u8_avx512, vred_land_u8_avx512_cascade);
-    SET(VRED_OP_LAND, VRED_UINT16, vred_land_u16_avx512, vred_land_u16_avx512_cascade);
-    SET(VRED_OP_LAND, VRED_UINT32, vred_land_u32_avx512, vred_land_u32_avx512_cascade);
-    SET(VRED_OP_LAND, VRED_UINT64, vred_land_u64_avx512, vred_land_u64_avx512_cascade);
-    SET(VRED_OP_LOR, VRED_UINT8, vred_lor_u8_avx512, vred_lor_u8_avx512_cascade);
-    SET(VRED_OP_LOR, VRED_UINT16, vred_lor_u16_avx512, vred_lor_u16_avx512_cascade);
-    SET(VRED_OP_LOR, VRED_UINT32, vred_lor_u32_avx512, vred_lor_u32_avx512_cascade);
-    SET(VRED_OP_LOR, VRED_UINT64, vred_lor_u64_avx512, vred_lor_u64_avx512_cascade);
-    SET(VRED_OP_LXOR, VRED_UINT8, vred_lxor_u8_avx512, vred_lxor_u8_avx512_cascade);
-    SET(VRED_OP_LXOR, VRED_UINT16, vred_lxor_u16_avx512, vred_lxor_u16_avx512_cascade);
-    SET(VRED_OP_LXOR, VRED_UINT32, vred_lxor_u32_avx512, vred_lxor_u32_avx512_cascade);
-    SET(VRED_OP_LXOR, VRED_UINT64, vred_lxor_u64_avx512, vred_lxor_u64_avx512_cascade);
-    SET(VRED_OP_BAND, VRED_UINT8, vred_band_u8_avx512, vred_band_u8_avx512_cascade);
-    SET(VRED_OP_BOR, VRED_UINT8, vred_bor_u8_avx512, vred_bor_u8_avx512_cascade);
-    SET(VRED_OP_BXOR, VRED_UINT8, vred_bxor_u8_avx512, vred_bxor_u8_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_FLOAT, vred_max_f32_avx512, vred_max_f32_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_FLOAT, vred_min_f32_avx512, vred_min_f32_avx512_cascade);
-    SET(VRED_OP_SUM, VRED_FLOAT, vred_sum_f32_avx512, vred_sum_f32_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_FLOAT, vred_prod_f32_avx512, vred_prod_f32_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_DOUBLE, vred_max_f64_avx512, vred_max_f64_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_DOUBLE, vred_min_f64_avx512, vred_min_f64_avx512_cascade);
-    SET(VRED_OP_SUM, VRED_DOUBLE, vred_sum_f64_avx512, vred_sum_f64_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_DOUBLE, vred_prod_f64_avx512, vred_prod_f64_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_C_FLOAT_COMPLEX, vred_prod_c32_avx512, vred_prod_c32_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_C_DOUBLE_COMPLEX, vred_prod_c64_avx512, vred_prod_c64_avx512_cascade);
-    SET(VRED_OP_MAXLOC, VRED_FLOAT_INT, vred_maxloc_float_int_avx512, vred_maxloc_float_int_avx512_cascade);
-    SET(VRED_OP_MINLOC, VRED_FLOAT_INT, vred_minloc_float_int_avx512, vred_minloc_float_int_avx512_cascade);
-    SET(VRED_OP_MAXLOC, VRED_2INT, vred_maxloc_2int_avx512, vred_maxloc_2int_avx512_cascade);
-    SET(VRED_OP_MINLOC, VRED_2INT, vred_minloc_2int_avx512, vred_minloc_2int_avx512_cascade);
-    SET(VRED_OP_SUM, VRED_BFLOAT16, vred_sum_bf16_avx512, vred_sum_bf16_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_BFLOAT16, vred_prod_bf16_avx512, vred_prod_bf16_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_BFLOAT16, vred_max_bf16_avx512, vred_max_bf16_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_BFLOAT16, vred_min_bf16_avx512, vred_min_bf16_avx512_cascade);
-    SET(VRED_OP_SUM, VRED_FLOAT16, vred_sum_f16_avx512, vred_sum_f16_avx512_cascade);
-    SET(VRED_OP_PROD, VRED_FLOAT16, vred_prod_f16_avx512, vred_prod_f16_avx512_cascade);
-    SET(VRED_OP_MAX, VRED_FLOAT16, vred_max_f16_avx512, vred_max_f16_avx512_cascade);
-    SET(VRED_OP_MIN, VRED_FLOAT16, vred_min_f16_avx512, vred_min_f16_avx512_cascade);
-
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MAX] = vred_acc_max_bf16_avx512;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MIN] = vred_acc_min_bf16_avx512;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_SUM] = vred_acc_sum_bf16_avx512;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_PROD] = vred_acc_prod_bf16_avx512;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MAX] = vred_acc_max_f16_avx512;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MIN] = vred_acc_min_f16_avx512;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_SUM] = vred_acc_sum_f16_avx512;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_PROD] = vred_acc_prod_f16_avx512;
-    t->half_widen[VRED_HALF_BF16] = vred_widen_bf16_avx512;
-    t->half_widen[VRED_HALF_F16] = vred_widen_f16_avx512;
-    t->half_narrow[VRED_HALF_BF16] = vred_narrow_bf16_avx512;
-    t->half_narrow[VRED_HALF_F16] = vred_narrow_f16_avx512;
+    (void)masked_tail;
+    AVX512_KERNELS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
 }

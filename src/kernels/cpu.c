@@ -4,7 +4,7 @@
  * getauxval(AT_HWCAP). Read once, on first use.
  */
 #include <string.h>
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -45,25 +45,16 @@ static void detect(vred_cpu_features *f)
     if (!f->os_ymm) f->fma = f->f16c = 0;
 }
 
-int vred_isa_supported(vred_isa isa)
+/* The validity checks of dispatch.c's ISA list: every sub-feature the file was compiled for,
+ * with the OS saving the registers (detect() clears what the OS does not enable). */
+int vred_cpu_runs_sse41(void) { return vred_cpu()->sse41; }
+/* avx2.c is compiled with -mavx2 -mf16c */
+int vred_cpu_runs_avx2(void) { return vred_cpu()->avx2 && vred_cpu()->f16c; }
+/* avx512.c is compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq (and AVX2, F16C) */
+int vred_cpu_runs_avx512(void)
 {
     const vred_cpu_features *f = vred_cpu();
-    switch (isa) {
-    case VRED_ISA_SCALAR: return 1;
-#ifdef VRED_HAVE_SSE41
-    case VRED_ISA_SSE41: return f->sse41;
-#endif
-#ifdef VRED_HAVE_AVX2
-    /* avx2.c is compiled with -mavx2 -mf16c */
-    case VRED_ISA_AVX2: return f->avx2 && f->f16c;
-#endif
-#ifdef VRED_HAVE_AVX512
-    /* avx512.c is compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq */
-    case VRED_ISA_AVX512:
-        return f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq && f->avx2 && f->f16c;
-#endif
-    default: return 0;
-    }
+    return f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq && f->avx2 && f->f16c;
 }
 
 #elif defined(__aarch64__)
@@ -93,24 +84,12 @@ static void detect(vred_cpu_features *f)
 #endif
 }
 
-int vred_isa_supported(vred_isa isa)
-{
-    const vred_cpu_features *f = vred_cpu();
-    switch (isa) {
-    case VRED_ISA_SCALAR: return 1;
-#ifdef VRED_HAVE_NEON
-    case VRED_ISA_NEON: return f->asimd;
-#endif
-#ifdef VRED_HAVE_SVE
-    case VRED_ISA_SVE: return f->sve;
-#endif
-    default: return 0;
-    }
-}
+/* The validity checks of dispatch.c's ISA list. */
+int vred_cpu_runs_neon(void) { return vred_cpu()->asimd; }
+int vred_cpu_runs_sve(void) { return vred_cpu()->sve; }
 
 #else
 static void detect(vred_cpu_features *f) { (void)f; }
-int vred_isa_supported(vred_isa isa) { return isa == VRED_ISA_SCALAR; }
 #endif
 
 const vred_cpu_features *vred_cpu(void)

@@ -1,13 +1,13 @@
 /*
  * Start-up dispatch: one flat table per process, filled before main() from the scalar kernels
- * and then from each better ISA the CPU supports, up to the VRED_ISA cap. Kernels never check
- * CPU flags themselves.
+ * and then from each better ISA the CPU supports, up to the VRED_ISA cap; then every registered
+ * per-ISA choice (dispatch.h) made for the same cap. Kernels never check CPU flags themselves.
  */
 #include <stdio.h>
 #include <string.h>
-#include "kernel.h"
-#include "dispatch.h"
-#include "../config.h"
+#include "kernels/kernel.h"
+#include "kernels/dispatch.h"
+#include "config.h"
 
 vred_kernel_table vred_active;
 vred_entry vred_entries[VRED_OP_COUNT][VRED_TYPE_COUNT];
@@ -32,49 +32,64 @@ vred_isa vred_isa_from_name(const char *name)
     return VRED_ISA_COUNT;
 }
 
-/* The ISAs of this architecture, worst to best. */
-#if defined(__aarch64__)
-static const vred_isa ladder[] = {VRED_ISA_SCALAR, VRED_ISA_NEON, VRED_ISA_SVE};
-#else
-static const vred_isa ladder[] = {VRED_ISA_SCALAR, VRED_ISA_SSE41, VRED_ISA_AVX2,
-                                  VRED_ISA_AVX512};
-#endif
-enum { LADDER = sizeof ladder / sizeof ladder[0] };
+/*
+ * The ISAs of this build, worst to best (the order is the priority), each with its validity
+ * check (cpu.c; NULL: always) and the filler of its kernels. Adding an ISA is one row here (and
+ * its file, its check in cpu.c).
+ */
+typedef struct {
+    vred_isa isa;
+    int (*valid)(void);
+    vred_fill_fn fill;
+} isa_row;
 
-size_t vred_isa_ladder(const vred_isa **isas)
+static const isa_row isas[] = {
+    {VRED_ISA_SCALAR, NULL, vred_fill_scalar},
+#ifdef VRED_HAVE_SSE41
+    {VRED_ISA_SSE41, vred_cpu_runs_sse41, vred_fill_sse41},
+#endif
+#ifdef VRED_HAVE_AVX2
+    {VRED_ISA_AVX2, vred_cpu_runs_avx2, vred_fill_avx2},
+#endif
+#ifdef VRED_HAVE_AVX512
+    {VRED_ISA_AVX512, vred_cpu_runs_avx512, vred_fill_avx512},
+#endif
+#ifdef VRED_HAVE_NEON
+    {VRED_ISA_NEON, vred_cpu_runs_neon, vred_fill_neon},
+#endif
+#ifdef VRED_HAVE_SVE
+    {VRED_ISA_SVE, vred_cpu_runs_sve, vred_fill_sve},
+#endif
+};
+enum { LADDER = sizeof isas / sizeof isas[0] };
+
+/* vred_isa_ladder's view of the list: the ISAs alone, made by the first call (the load-time
+ * constructor below makes one, before any other thread exists). */
+static vred_isa ladder[LADDER];
+static int ladder_made;
+
+size_t vred_isa_ladder(const vred_isa **list)
 {
-    *isas = ladder;
+    if (!ladder_made) {
+        for (int i = 0; i < LADDER; i++) ladder[i] = isas[i].isa;
+        ladder_made = 1;
+    }
+    *list = ladder;
     return LADDER;
 }
 
+/* The priority of an ISA: its place on the ladder; -1 if not in this build. */
 static int rung(vred_isa isa)
 {
     for (int i = 0; i < LADDER; i++)
-        if (ladder[i] == isa) return i;
+        if (isas[i].isa == isa) return i;
     return -1;
 }
 
-static void fill_one(vred_kernel_table *t, vred_isa isa, int masked_tail)
+int vred_isa_supported(vred_isa isa)
 {
-    switch (isa) {
-    case VRED_ISA_SCALAR: vred_fill_scalar(t); break;
-#ifdef VRED_HAVE_SSE41
-    case VRED_ISA_SSE41: vred_fill_sse41(t); break;
-#endif
-#ifdef VRED_HAVE_AVX2
-    case VRED_ISA_AVX2: vred_fill_avx2(t); break;
-#endif
-#ifdef VRED_HAVE_AVX512
-    case VRED_ISA_AVX512: vred_fill_avx512(t, masked_tail); break;
-#endif
-#ifdef VRED_HAVE_NEON
-    case VRED_ISA_NEON: vred_fill_neon(t); break;
-#endif
-#ifdef VRED_HAVE_SVE
-    case VRED_ISA_SVE: vred_fill_sve(t, masked_tail); break;
-#endif
-    default: (void)masked_tail; break;
-    }
+    int r = rung(isa);
+    return r >= 0 && (!isas[r].valid || isas[r].valid());
 }
 
 vred_isa vred_table_build(vred_kernel_table *t, vred_isa cap, int masked_tail)
@@ -84,13 +99,13 @@ vred_isa vred_table_build(vred_kernel_table *t, vred_isa cap, int masked_tail)
     if (top < 0) top = LADDER - 1;
     vred_isa got = VRED_ISA_SCALAR;
     for (int i = 0; i <= top; i++) {
-        if (!vred_isa_supported(ladder[i])) continue;
+        if (!vred_isa_supported(isas[i].isa)) continue;
         int masked = masked_tail;
         if (masked < 0)
-            masked = ladder[i] == VRED_ISA_SVE ? VRED_SVE_MASKED_TAIL_DEFAULT
-                                               : VRED_AVX512_MASKED_TAIL_DEFAULT;
-        fill_one(t, ladder[i], masked);
-        got = ladder[i];
+            masked = isas[i].isa == VRED_ISA_SVE ? VRED_SVE_MASKED_TAIL_DEFAULT
+                                                 : VRED_AVX512_MASKED_TAIL_DEFAULT;
+        isas[i].fill(t, masked);
+        got = isas[i].isa;
     }
     return got;
 }
@@ -132,6 +147,30 @@ static void publish(const vred_kernel_table *t, vred_entry e[VRED_OP_COUNT][VRED
         }
 }
 
+/* The registered choices (vred_isa_choice_register), chosen again on every selection. */
+static vred_isa_choice *choices;
+
+static void choose(vred_isa_choice *c)
+{
+    const void *best = NULL;
+    int best_rung = -1, top = rung(active_isa);
+    for (size_t i = 0; i < c->n; i++) {
+        const vred_isa_impl *m = &c->list[i];
+        int r = rung(m->isa);
+        if (r < 0 || r > top || r < best_rung || !vred_isa_supported(m->isa)) continue;
+        if (m->valid && !m->valid()) continue;
+        best = m->impl, best_rung = r;
+    }
+    __atomic_store_n(&c->chosen, best, __ATOMIC_RELAXED);
+}
+
+void vred_isa_choice_register(vred_isa_choice *c)
+{
+    c->next = choices;
+    choices = c;
+    choose(c);
+}
+
 vred_isa vred_dispatch_select(vred_isa cap, int masked_tail)
 {
     static vred_kernel_table t;
@@ -140,6 +179,7 @@ vred_isa vred_dispatch_select(vred_isa cap, int masked_tail)
     vred_entries_build(e, &t);
     publish(&t, e);
     active_isa = got;
+    for (vred_isa_choice *c = choices; c; c = c->next) choose(c);
     return got;
 }
 
@@ -158,16 +198,18 @@ vred_isa vred_isa_best(void)
 {
     vred_isa best = VRED_ISA_SCALAR;
     for (int i = 0; i < LADDER; i++)
-        if (vred_isa_supported(ladder[i])) best = ladder[i];
+        if (vred_isa_supported(isas[i].isa)) best = isas[i].isa;
     return best;
 }
 
 __attribute__((constructor)) static void vred_dispatch_init(void)
 {
+    const vred_isa *list;
+    vred_isa_ladder(&list);
     vred_isa cap = vred_config_get()->isa_cap;
     if (vred_isa_cap(cap) == VRED_ERR_ISA) {
         fprintf(stderr, "vred: VRED_ISA=%s is not an instruction set of this build (", vred_isa_name(cap));
-        for (int i = 0; i < LADDER; i++) fprintf(stderr, "%s%s", i ? "|" : "", vred_isa_name(ladder[i]));
+        for (int i = 0; i < LADDER; i++) fprintf(stderr, "%s%s", i ? "|" : "", vred_isa_name(isas[i].isa));
         fprintf(stderr, "); using the best\n");
         vred_isa_cap(VRED_ISA_COUNT);
     }

@@ -68,19 +68,38 @@ typedef struct {
  * BAND on 8x uint8, SUM on float complex to SUM on 2x float. Only valid pairs may be passed. */
 vred_canon vred_canonical(vred_op op, vred_type type);
 
-/* Group of a type and groups an op is defined on (from ops.def). */
+/* Group of a type (from ops.def). */
 unsigned vred_type_group(vred_type type);
-unsigned vred_op_groups(vred_op op);
 
-/* Table fillers, one per ISA translation unit. Each sets only what it implements.
- * `masked_tail` selects the masked tail (1) or the 512->256->128->scalar cascade (0) where an
- * ISA has both. */
-void vred_fill_scalar(vred_kernel_table *t);
-void vred_fill_sse41(vred_kernel_table *t);
-void vred_fill_avx2(vred_kernel_table *t);
+/* Table fillers, one per ISA translation unit, each listed in dispatch.c's ISA list. Each sets
+ * only what it implements. `masked_tail` selects the masked tail (1) or the
+ * 512->256->128->scalar cascade (0) where an ISA has both; the others ignore it. */
+typedef void (*vred_fill_fn)(vred_kernel_table *t, int masked_tail);
+void vred_fill_scalar(vred_kernel_table *t, int masked_tail);
+void vred_fill_sse41(vred_kernel_table *t, int masked_tail);
+void vred_fill_avx2(vred_kernel_table *t, int masked_tail);
 void vred_fill_avx512(vred_kernel_table *t, int masked_tail);
-void vred_fill_neon(vred_kernel_table *t);
+void vred_fill_neon(vred_kernel_table *t, int masked_tail);
 void vred_fill_sve(vred_kernel_table *t, int masked_tail);
+
+/*
+ * How an ISA file defines and registers its kernels: one list, <ISA>_KERNELS(K, KT, F), one row
+ * per kernel, expanded twice:
+ *   <ISA>_KERNELS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)   defines them,
+ *   <ISA>_KERNELS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN) in the filler
+ * fills the table. Rows:
+ *   K(slot, DEFINE, name, args...)            `name` is DEFINE(name, args...), in t->slot;
+ *   KT(slot, DEFINE, name, cascade, args...)  the same with two tails: t->slot is `name` (masked)
+ *                                             or `cascade` as masked_tail says;
+ *   F(slot, name)                             a kernel written out in the file, in t->slot.
+ * slot is the table member, e.g. bin[VRED_OP_SUM][VRED_FLOAT] (the (op, type) of ops.def) or
+ * half_widen[VRED_HALF_BF16].
+ */
+#define VRED_KERNEL_DEFINE(slot, DEFINE, ...) DEFINE(__VA_ARGS__)
+#define VRED_KERNEL_WRITTEN(slot, name)
+#define VRED_KERNEL_SET(slot, DEFINE, name, ...) t->slot = name;
+#define VRED_KERNEL_SET_TAIL(slot, DEFINE, name, cascade, ...) t->slot = masked_tail ? name : cascade;
+#define VRED_KERNEL_SET_WRITTEN(slot, name) t->slot = name;
 
 /* CPU detection (cpu.c). */
 typedef struct {
@@ -94,7 +113,14 @@ typedef struct {
 
 const vred_cpu_features *vred_cpu(void);
 unsigned vred_sve_vector_bits(void); /* sve.c: svcntb() * 8 */
-int vred_isa_supported(vred_isa isa); /* by the CPU, the OS and this build */
+int vred_isa_supported(vred_isa isa); /* by the CPU, the OS and this build (dispatch.c) */
+/* The checks of the ISAs in dispatch.c's list (cpu.c): the CPU and the OS run the instructions
+ * the ISA's file was compiled for. */
+int vred_cpu_runs_sse41(void);
+int vred_cpu_runs_avx2(void);
+int vred_cpu_runs_avx512(void);
+int vred_cpu_runs_neon(void);
+int vred_cpu_runs_sve(void);
 
 /* The active table (dispatch.c). Filled before main() runs. */
 extern vred_kernel_table vred_active;

@@ -16,8 +16,8 @@
  */
 #include <arm_neon.h>
 #include <string.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 typedef uint8x16_t vq; /* the one vector type the loop body sees: 16 bytes of anything */
 
@@ -276,71 +276,6 @@ HALF_CMP(max_f16, widen_f16, vcgtq_f32)
 HALF_CMP(min_f16, widen_f16, vcltq_f32)
 
 /* ---- the kernels --------------------------------------------------------------------------- */
-NEON_BINARY(vred_max_i8_neon, vred_max_i8_scalar, int8_t, max_i8)
-NEON_BINARY(vred_max_u8_neon, vred_max_u8_scalar, uint8_t, max_u8)
-NEON_BINARY(vred_max_i16_neon, vred_max_i16_scalar, int16_t, max_i16)
-NEON_BINARY(vred_max_u16_neon, vred_max_u16_scalar, uint16_t, max_u16)
-NEON_BINARY(vred_max_i32_neon, vred_max_i32_scalar, int32_t, max_i32)
-NEON_BINARY(vred_max_u32_neon, vred_max_u32_scalar, uint32_t, max_u32)
-NEON_BINARY(vred_max_i64_neon, vred_max_i64_scalar, int64_t, max_i64)
-NEON_BINARY(vred_max_u64_neon, vred_max_u64_scalar, uint64_t, max_u64)
-NEON_BINARY(vred_min_i8_neon, vred_min_i8_scalar, int8_t, min_i8)
-NEON_BINARY(vred_min_u8_neon, vred_min_u8_scalar, uint8_t, min_u8)
-NEON_BINARY(vred_min_i16_neon, vred_min_i16_scalar, int16_t, min_i16)
-NEON_BINARY(vred_min_u16_neon, vred_min_u16_scalar, uint16_t, min_u16)
-NEON_BINARY(vred_min_i32_neon, vred_min_i32_scalar, int32_t, min_i32)
-NEON_BINARY(vred_min_u32_neon, vred_min_u32_scalar, uint32_t, min_u32)
-NEON_BINARY(vred_min_i64_neon, vred_min_i64_scalar, int64_t, min_i64)
-NEON_BINARY(vred_min_u64_neon, vred_min_u64_scalar, uint64_t, min_u64)
-NEON_BINARY(vred_sum_u8_neon, vred_sum_u8_scalar, uint8_t, sum_u8)
-NEON_BINARY(vred_sum_u16_neon, vred_sum_u16_scalar, uint16_t, sum_u16)
-NEON_BINARY(vred_sum_u32_neon, vred_sum_u32_scalar, uint32_t, sum_u32)
-NEON_BINARY(vred_sum_u64_neon, vred_sum_u64_scalar, uint64_t, sum_u64)
-NEON_BINARY(vred_prod_u8_neon, vred_prod_u8_scalar, uint8_t, prod_u8)
-NEON_BINARY(vred_prod_u16_neon, vred_prod_u16_scalar, uint16_t, prod_u16)
-NEON_BINARY(vred_prod_u32_neon, vred_prod_u32_scalar, uint32_t, prod_u32)
-NEON_BINARY(vred_prod_u64_neon, vred_prod_u64_scalar, uint64_t, prod_u64)
-NEON_BINARY(vred_land_u8_neon, vred_land_u8_scalar, uint8_t, land_u8)
-NEON_BINARY(vred_land_u16_neon, vred_land_u16_scalar, uint16_t, land_u16)
-NEON_BINARY(vred_land_u32_neon, vred_land_u32_scalar, uint32_t, land_u32)
-NEON_BINARY(vred_land_u64_neon, vred_land_u64_scalar, uint64_t, land_u64)
-NEON_BINARY(vred_lor_u8_neon, vred_lor_u8_scalar, uint8_t, lor_u8)
-NEON_BINARY(vred_lor_u16_neon, vred_lor_u16_scalar, uint16_t, lor_u16)
-NEON_BINARY(vred_lor_u32_neon, vred_lor_u32_scalar, uint32_t, lor_u32)
-NEON_BINARY(vred_lor_u64_neon, vred_lor_u64_scalar, uint64_t, lor_u64)
-NEON_BINARY(vred_lxor_u8_neon, vred_lxor_u8_scalar, uint8_t, lxor_u8)
-NEON_BINARY(vred_lxor_u16_neon, vred_lxor_u16_scalar, uint16_t, lxor_u16)
-NEON_BINARY(vred_lxor_u32_neon, vred_lxor_u32_scalar, uint32_t, lxor_u32)
-NEON_BINARY(vred_lxor_u64_neon, vred_lxor_u64_scalar, uint64_t, lxor_u64)
-NEON_BINARY(vred_band_u8_neon, vred_band_u8_scalar, uint8_t, band_u8)
-NEON_BINARY(vred_bor_u8_neon, vred_bor_u8_scalar, uint8_t, bor_u8)
-NEON_BINARY(vred_bxor_u8_neon, vred_bxor_u8_scalar, uint8_t, bxor_u8)
-NEON_BINARY(vred_max_f32_neon, vred_max_f32_scalar, float, max_f32)
-NEON_BINARY(vred_min_f32_neon, vred_min_f32_scalar, float, min_f32)
-NEON_BINARY(vred_sum_f32_neon, vred_sum_f32_scalar, float, sum_f32)
-NEON_BINARY(vred_prod_f32_neon, vred_prod_f32_scalar, float, prod_f32)
-NEON_BINARY(vred_max_f64_neon, vred_max_f64_scalar, double, max_f64)
-NEON_BINARY(vred_min_f64_neon, vred_min_f64_scalar, double, min_f64)
-NEON_BINARY(vred_sum_f64_neon, vred_sum_f64_scalar, double, sum_f64)
-NEON_BINARY(vred_prod_f64_neon, vred_prod_f64_scalar, double, prod_f64)
-NEON_BINARY(vred_prod_c32_neon, vred_prod_c32_scalar, vred_c32, prod_c32)
-NEON_BINARY(vred_prod_c64_neon, vred_prod_c64_scalar, vred_c64, prod_c64)
-NEON_BINARY(vred_maxloc_float_int_neon, vred_maxloc_float_int_scalar, vred_float_int, maxloc_float_int)
-NEON_BINARY(vred_minloc_float_int_neon, vred_minloc_float_int_scalar, vred_float_int, minloc_float_int)
-NEON_BINARY(vred_maxloc_2int_neon, vred_maxloc_2int_scalar, vred_2int, maxloc_2int)
-NEON_BINARY(vred_minloc_2int_neon, vred_minloc_2int_scalar, vred_2int, minloc_2int)
-NEON_BINARY(vred_maxloc_2float_neon, vred_maxloc_2float_scalar, vred_2float, maxloc_2float)
-NEON_BINARY(vred_minloc_2float_neon, vred_minloc_2float_scalar, vred_2float, minloc_2float)
-NEON_BINARY(vred_maxloc_2double_neon, vred_maxloc_2double_scalar, vred_2double, maxloc_2double)
-NEON_BINARY(vred_minloc_2double_neon, vred_minloc_2double_scalar, vred_2double, minloc_2double)
-NEON_BINARY(vred_sum_bf16_neon, vred_sum_bf16_scalar, uint16_t, sum_bf16)
-NEON_BINARY(vred_prod_bf16_neon, vred_prod_bf16_scalar, uint16_t, prod_bf16)
-NEON_BINARY(vred_max_bf16_neon, vred_max_bf16_scalar, uint16_t, max_bf16)
-NEON_BINARY(vred_min_bf16_neon, vred_min_bf16_scalar, uint16_t, min_bf16)
-NEON_BINARY(vred_sum_f16_neon, vred_sum_f16_scalar, uint16_t, sum_f16)
-NEON_BINARY(vred_prod_f16_neon, vred_prod_f16_scalar, uint16_t, prod_f16)
-NEON_BINARY(vred_max_f16_neon, vred_max_f16_scalar, uint16_t, max_f16)
-NEON_BINARY(vred_min_f16_neon, vred_min_f16_scalar, uint16_t, min_f16)
 
 /* ---- half precision with float32 accumulation (n-ary form) --------------------------------- */
 /* Four halves a step. The scalar versions are private to scalar.c, so the last < 4 elements go
@@ -366,14 +301,6 @@ static inline float32x4_t acc_prod(float32x4_t x, float32x4_t y) { return vmulq_
             memcpy(acc + i, tacc, (n - i) * 4);                                                 \
         }                                                                                       \
     }
-NEON_HALF_ACC(vred_acc_max_bf16_neon, widen_bf16, acc_max)
-NEON_HALF_ACC(vred_acc_min_bf16_neon, widen_bf16, acc_min)
-NEON_HALF_ACC(vred_acc_sum_bf16_neon, widen_bf16, acc_sum)
-NEON_HALF_ACC(vred_acc_prod_bf16_neon, widen_bf16, acc_prod)
-NEON_HALF_ACC(vred_acc_max_f16_neon, widen_f16, acc_max)
-NEON_HALF_ACC(vred_acc_min_f16_neon, widen_f16, acc_min)
-NEON_HALF_ACC(vred_acc_sum_f16_neon, widen_f16, acc_sum)
-NEON_HALF_ACC(vred_acc_prod_f16_neon, widen_f16, acc_prod)
 
 #define NEON_WIDEN(name, WIDEN)                                                                 \
     static void name(const void *a_, float *o, size_t n)                                        \
@@ -403,92 +330,95 @@ NEON_HALF_ACC(vred_acc_prod_f16_neon, widen_f16, acc_prod)
             memcpy(o + i, to, (n - i) * 2);                                                     \
         }                                                                                       \
     }
-NEON_WIDEN(vred_widen_bf16_neon, widen_bf16)
-NEON_WIDEN(vred_widen_f16_neon, widen_f16)
-NEON_NARROW(vred_narrow_bf16_neon, narrow_bf16)
-NEON_NARROW(vred_narrow_f16_neon, narrow_f16)
+/*
+ * The kernels of this file, one row each: K(slot, DEFINE, name, args...) defines `name` with
+ * DEFINE(name, args...) and registers it in the table slot; KT(...) likewise, for a kernel with
+ * a masked and a cascade tail (name, cascade_name, ...: VRED_TAIL picks); F(slot, name)
+ * registers a kernel written out above. Defining and registering a kernel is one row here.
+ */
+#define NEON_KERNELS(K, KT, F)                                                                      \
+    K(bin[VRED_OP_MAX][VRED_INT8], NEON_BINARY, vred_max_i8_neon, vred_max_i8_scalar, int8_t, max_i8) \
+    K(bin[VRED_OP_MAX][VRED_UINT8], NEON_BINARY, vred_max_u8_neon, vred_max_u8_scalar, uint8_t, max_u8) \
+    K(bin[VRED_OP_MAX][VRED_INT16], NEON_BINARY, vred_max_i16_neon, vred_max_i16_scalar, int16_t, max_i16) \
+    K(bin[VRED_OP_MAX][VRED_UINT16], NEON_BINARY, vred_max_u16_neon, vred_max_u16_scalar, uint16_t, max_u16) \
+    K(bin[VRED_OP_MAX][VRED_INT32], NEON_BINARY, vred_max_i32_neon, vred_max_i32_scalar, int32_t, max_i32) \
+    K(bin[VRED_OP_MAX][VRED_UINT32], NEON_BINARY, vred_max_u32_neon, vred_max_u32_scalar, uint32_t, max_u32) \
+    K(bin[VRED_OP_MAX][VRED_INT64], NEON_BINARY, vred_max_i64_neon, vred_max_i64_scalar, int64_t, max_i64) \
+    K(bin[VRED_OP_MAX][VRED_UINT64], NEON_BINARY, vred_max_u64_neon, vred_max_u64_scalar, uint64_t, max_u64) \
+    K(bin[VRED_OP_MIN][VRED_INT8], NEON_BINARY, vred_min_i8_neon, vred_min_i8_scalar, int8_t, min_i8) \
+    K(bin[VRED_OP_MIN][VRED_UINT8], NEON_BINARY, vred_min_u8_neon, vred_min_u8_scalar, uint8_t, min_u8) \
+    K(bin[VRED_OP_MIN][VRED_INT16], NEON_BINARY, vred_min_i16_neon, vred_min_i16_scalar, int16_t, min_i16) \
+    K(bin[VRED_OP_MIN][VRED_UINT16], NEON_BINARY, vred_min_u16_neon, vred_min_u16_scalar, uint16_t, min_u16) \
+    K(bin[VRED_OP_MIN][VRED_INT32], NEON_BINARY, vred_min_i32_neon, vred_min_i32_scalar, int32_t, min_i32) \
+    K(bin[VRED_OP_MIN][VRED_UINT32], NEON_BINARY, vred_min_u32_neon, vred_min_u32_scalar, uint32_t, min_u32) \
+    K(bin[VRED_OP_MIN][VRED_INT64], NEON_BINARY, vred_min_i64_neon, vred_min_i64_scalar, int64_t, min_i64) \
+    K(bin[VRED_OP_MIN][VRED_UINT64], NEON_BINARY, vred_min_u64_neon, vred_min_u64_scalar, uint64_t, min_u64) \
+    K(bin[VRED_OP_SUM][VRED_UINT8], NEON_BINARY, vred_sum_u8_neon, vred_sum_u8_scalar, uint8_t, sum_u8) \
+    K(bin[VRED_OP_SUM][VRED_UINT16], NEON_BINARY, vred_sum_u16_neon, vred_sum_u16_scalar, uint16_t, sum_u16) \
+    K(bin[VRED_OP_SUM][VRED_UINT32], NEON_BINARY, vred_sum_u32_neon, vred_sum_u32_scalar, uint32_t, sum_u32) \
+    K(bin[VRED_OP_SUM][VRED_UINT64], NEON_BINARY, vred_sum_u64_neon, vred_sum_u64_scalar, uint64_t, sum_u64) \
+    K(bin[VRED_OP_PROD][VRED_UINT8], NEON_BINARY, vred_prod_u8_neon, vred_prod_u8_scalar, uint8_t, prod_u8) \
+    K(bin[VRED_OP_PROD][VRED_UINT16], NEON_BINARY, vred_prod_u16_neon, vred_prod_u16_scalar, uint16_t, prod_u16) \
+    K(bin[VRED_OP_PROD][VRED_UINT32], NEON_BINARY, vred_prod_u32_neon, vred_prod_u32_scalar, uint32_t, prod_u32) \
+    K(bin[VRED_OP_PROD][VRED_UINT64], NEON_BINARY, vred_prod_u64_neon, vred_prod_u64_scalar, uint64_t, prod_u64) \
+    K(bin[VRED_OP_LAND][VRED_UINT8], NEON_BINARY, vred_land_u8_neon, vred_land_u8_scalar, uint8_t, land_u8) \
+    K(bin[VRED_OP_LAND][VRED_UINT16], NEON_BINARY, vred_land_u16_neon, vred_land_u16_scalar, uint16_t, land_u16) \
+    K(bin[VRED_OP_LAND][VRED_UINT32], NEON_BINARY, vred_land_u32_neon, vred_land_u32_scalar, uint32_t, land_u32) \
+    K(bin[VRED_OP_LAND][VRED_UINT64], NEON_BINARY, vred_land_u64_neon, vred_land_u64_scalar, uint64_t, land_u64) \
+    K(bin[VRED_OP_LOR][VRED_UINT8], NEON_BINARY, vred_lor_u8_neon, vred_lor_u8_scalar, uint8_t, lor_u8) \
+    K(bin[VRED_OP_LOR][VRED_UINT16], NEON_BINARY, vred_lor_u16_neon, vred_lor_u16_scalar, uint16_t, lor_u16) \
+    K(bin[VRED_OP_LOR][VRED_UINT32], NEON_BINARY, vred_lor_u32_neon, vred_lor_u32_scalar, uint32_t, lor_u32) \
+    K(bin[VRED_OP_LOR][VRED_UINT64], NEON_BINARY, vred_lor_u64_neon, vred_lor_u64_scalar, uint64_t, lor_u64) \
+    K(bin[VRED_OP_LXOR][VRED_UINT8], NEON_BINARY, vred_lxor_u8_neon, vred_lxor_u8_scalar, uint8_t, lxor_u8) \
+    K(bin[VRED_OP_LXOR][VRED_UINT16], NEON_BINARY, vred_lxor_u16_neon, vred_lxor_u16_scalar, uint16_t, lxor_u16) \
+    K(bin[VRED_OP_LXOR][VRED_UINT32], NEON_BINARY, vred_lxor_u32_neon, vred_lxor_u32_scalar, uint32_t, lxor_u32) \
+    K(bin[VRED_OP_LXOR][VRED_UINT64], NEON_BINARY, vred_lxor_u64_neon, vred_lxor_u64_scalar, uint64_t, lxor_u64) \
+    K(bin[VRED_OP_BAND][VRED_UINT8], NEON_BINARY, vred_band_u8_neon, vred_band_u8_scalar, uint8_t, band_u8) \
+    K(bin[VRED_OP_BOR][VRED_UINT8], NEON_BINARY, vred_bor_u8_neon, vred_bor_u8_scalar, uint8_t, bor_u8) \
+    K(bin[VRED_OP_BXOR][VRED_UINT8], NEON_BINARY, vred_bxor_u8_neon, vred_bxor_u8_scalar, uint8_t, bxor_u8) \
+    K(bin[VRED_OP_MAX][VRED_FLOAT], NEON_BINARY, vred_max_f32_neon, vred_max_f32_scalar, float, max_f32) \
+    K(bin[VRED_OP_MIN][VRED_FLOAT], NEON_BINARY, vred_min_f32_neon, vred_min_f32_scalar, float, min_f32) \
+    K(bin[VRED_OP_SUM][VRED_FLOAT], NEON_BINARY, vred_sum_f32_neon, vred_sum_f32_scalar, float, sum_f32) \
+    K(bin[VRED_OP_PROD][VRED_FLOAT], NEON_BINARY, vred_prod_f32_neon, vred_prod_f32_scalar, float, prod_f32) \
+    K(bin[VRED_OP_MAX][VRED_DOUBLE], NEON_BINARY, vred_max_f64_neon, vred_max_f64_scalar, double, max_f64) \
+    K(bin[VRED_OP_MIN][VRED_DOUBLE], NEON_BINARY, vred_min_f64_neon, vred_min_f64_scalar, double, min_f64) \
+    K(bin[VRED_OP_SUM][VRED_DOUBLE], NEON_BINARY, vred_sum_f64_neon, vred_sum_f64_scalar, double, sum_f64) \
+    K(bin[VRED_OP_PROD][VRED_DOUBLE], NEON_BINARY, vred_prod_f64_neon, vred_prod_f64_scalar, double, prod_f64) \
+    K(bin[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX], NEON_BINARY, vred_prod_c32_neon, vred_prod_c32_scalar, vred_c32, prod_c32) \
+    K(bin[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX], NEON_BINARY, vred_prod_c64_neon, vred_prod_c64_scalar, vred_c64, prod_c64) \
+    K(bin[VRED_OP_MAXLOC][VRED_FLOAT_INT], NEON_BINARY, vred_maxloc_float_int_neon, vred_maxloc_float_int_scalar, vred_float_int, maxloc_float_int) \
+    K(bin[VRED_OP_MINLOC][VRED_FLOAT_INT], NEON_BINARY, vred_minloc_float_int_neon, vred_minloc_float_int_scalar, vred_float_int, minloc_float_int) \
+    K(bin[VRED_OP_MAXLOC][VRED_2INT], NEON_BINARY, vred_maxloc_2int_neon, vred_maxloc_2int_scalar, vred_2int, maxloc_2int) \
+    K(bin[VRED_OP_MINLOC][VRED_2INT], NEON_BINARY, vred_minloc_2int_neon, vred_minloc_2int_scalar, vred_2int, minloc_2int) \
+    K(bin[VRED_OP_MAXLOC][VRED_2FLOAT], NEON_BINARY, vred_maxloc_2float_neon, vred_maxloc_2float_scalar, vred_2float, maxloc_2float) \
+    K(bin[VRED_OP_MINLOC][VRED_2FLOAT], NEON_BINARY, vred_minloc_2float_neon, vred_minloc_2float_scalar, vred_2float, minloc_2float) \
+    K(bin[VRED_OP_MAXLOC][VRED_2DOUBLE], NEON_BINARY, vred_maxloc_2double_neon, vred_maxloc_2double_scalar, vred_2double, maxloc_2double) \
+    K(bin[VRED_OP_MINLOC][VRED_2DOUBLE], NEON_BINARY, vred_minloc_2double_neon, vred_minloc_2double_scalar, vred_2double, minloc_2double) \
+    K(bin[VRED_OP_SUM][VRED_BFLOAT16], NEON_BINARY, vred_sum_bf16_neon, vred_sum_bf16_scalar, uint16_t, sum_bf16) \
+    K(bin[VRED_OP_PROD][VRED_BFLOAT16], NEON_BINARY, vred_prod_bf16_neon, vred_prod_bf16_scalar, uint16_t, prod_bf16) \
+    K(bin[VRED_OP_MAX][VRED_BFLOAT16], NEON_BINARY, vred_max_bf16_neon, vred_max_bf16_scalar, uint16_t, max_bf16) \
+    K(bin[VRED_OP_MIN][VRED_BFLOAT16], NEON_BINARY, vred_min_bf16_neon, vred_min_bf16_scalar, uint16_t, min_bf16) \
+    K(bin[VRED_OP_SUM][VRED_FLOAT16], NEON_BINARY, vred_sum_f16_neon, vred_sum_f16_scalar, uint16_t, sum_f16) \
+    K(bin[VRED_OP_PROD][VRED_FLOAT16], NEON_BINARY, vred_prod_f16_neon, vred_prod_f16_scalar, uint16_t, prod_f16) \
+    K(bin[VRED_OP_MAX][VRED_FLOAT16], NEON_BINARY, vred_max_f16_neon, vred_max_f16_scalar, uint16_t, max_f16) \
+    K(bin[VRED_OP_MIN][VRED_FLOAT16], NEON_BINARY, vred_min_f16_neon, vred_min_f16_scalar, uint16_t, min_f16) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MAX], NEON_HALF_ACC, vred_acc_max_bf16_neon, widen_bf16, acc_max) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MIN], NEON_HALF_ACC, vred_acc_min_bf16_neon, widen_bf16, acc_min) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_SUM], NEON_HALF_ACC, vred_acc_sum_bf16_neon, widen_bf16, acc_sum) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_PROD], NEON_HALF_ACC, vred_acc_prod_bf16_neon, widen_bf16, acc_prod) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MAX], NEON_HALF_ACC, vred_acc_max_f16_neon, widen_f16, acc_max) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MIN], NEON_HALF_ACC, vred_acc_min_f16_neon, widen_f16, acc_min) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_SUM], NEON_HALF_ACC, vred_acc_sum_f16_neon, widen_f16, acc_sum) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_PROD], NEON_HALF_ACC, vred_acc_prod_f16_neon, widen_f16, acc_prod) \
+    K(half_widen[VRED_HALF_BF16], NEON_WIDEN, vred_widen_bf16_neon, widen_bf16)                     \
+    K(half_widen[VRED_HALF_F16], NEON_WIDEN, vred_widen_f16_neon, widen_f16)                        \
+    K(half_narrow[VRED_HALF_BF16], NEON_NARROW, vred_narrow_bf16_neon, narrow_bf16)                 \
+    K(half_narrow[VRED_HALF_F16], NEON_NARROW, vred_narrow_f16_neon, narrow_f16)
+NEON_KERNELS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
 
 /* ---- the table ----------------------------------------------------------------------------- */
-void vred_fill_neon(vred_kernel_table *t)
+void vred_fill_neon(vred_kernel_table *t, int masked_tail)
 {
-    vred_binary_fn (*b)[VRED_TYPE_COUNT] = t->bin;
-
-    b[VRED_OP_MAX][VRED_INT8] = vred_max_i8_neon;
-    b[VRED_OP_MAX][VRED_UINT8] = vred_max_u8_neon;
-    b[VRED_OP_MAX][VRED_INT16] = vred_max_i16_neon;
-    b[VRED_OP_MAX][VRED_UINT16] = vred_max_u16_neon;
-    b[VRED_OP_MAX][VRED_INT32] = vred_max_i32_neon;
-    b[VRED_OP_MAX][VRED_UINT32] = vred_max_u32_neon;
-    b[VRED_OP_MAX][VRED_INT64] = vred_max_i64_neon;
-    b[VRED_OP_MAX][VRED_UINT64] = vred_max_u64_neon;
-    b[VRED_OP_MIN][VRED_INT8] = vred_min_i8_neon;
-    b[VRED_OP_MIN][VRED_UINT8] = vred_min_u8_neon;
-    b[VRED_OP_MIN][VRED_INT16] = vred_min_i16_neon;
-    b[VRED_OP_MIN][VRED_UINT16] = vred_min_u16_neon;
-    b[VRED_OP_MIN][VRED_INT32] = vred_min_i32_neon;
-    b[VRED_OP_MIN][VRED_UINT32] = vred_min_u32_neon;
-    b[VRED_OP_MIN][VRED_INT64] = vred_min_i64_neon;
-    b[VRED_OP_MIN][VRED_UINT64] = vred_min_u64_neon;
-    b[VRED_OP_SUM][VRED_UINT8] = vred_sum_u8_neon;
-    b[VRED_OP_SUM][VRED_UINT16] = vred_sum_u16_neon;
-    b[VRED_OP_SUM][VRED_UINT32] = vred_sum_u32_neon;
-    b[VRED_OP_SUM][VRED_UINT64] = vred_sum_u64_neon;
-    b[VRED_OP_PROD][VRED_UINT8] = vred_prod_u8_neon;
-    b[VRED_OP_PROD][VRED_UINT16] = vred_prod_u16_neon;
-    b[VRED_OP_PROD][VRED_UINT32] = vred_prod_u32_neon;
-    b[VRED_OP_PROD][VRED_UINT64] = vred_prod_u64_neon;
-    b[VRED_OP_LAND][VRED_UINT8] = vred_land_u8_neon;
-    b[VRED_OP_LAND][VRED_UINT16] = vred_land_u16_neon;
-    b[VRED_OP_LAND][VRED_UINT32] = vred_land_u32_neon;
-    b[VRED_OP_LAND][VRED_UINT64] = vred_land_u64_neon;
-    b[VRED_OP_LOR][VRED_UINT8] = vred_lor_u8_neon;
-    b[VRED_OP_LOR][VRED_UINT16] = vred_lor_u16_neon;
-    b[VRED_OP_LOR][VRED_UINT32] = vred_lor_u32_neon;
-    b[VRED_OP_LOR][VRED_UINT64] = vred_lor_u64_neon;
-    b[VRED_OP_LXOR][VRED_UINT8] = vred_lxor_u8_neon;
-    b[VRED_OP_LXOR][VRED_UINT16] = vred_lxor_u16_neon;
-    b[VRED_OP_LXOR][VRED_UINT32] = vred_lxor_u32_neon;
-    b[VRED_OP_LXOR][VRED_UINT64] = vred_lxor_u64_neon;
-    b[VRED_OP_BAND][VRED_UINT8] = vred_band_u8_neon;
-    b[VRED_OP_BOR][VRED_UINT8] = vred_bor_u8_neon;
-    b[VRED_OP_BXOR][VRED_UINT8] = vred_bxor_u8_neon;
-    b[VRED_OP_MAX][VRED_FLOAT] = vred_max_f32_neon;
-    b[VRED_OP_MIN][VRED_FLOAT] = vred_min_f32_neon;
-    b[VRED_OP_SUM][VRED_FLOAT] = vred_sum_f32_neon;
-    b[VRED_OP_PROD][VRED_FLOAT] = vred_prod_f32_neon;
-    b[VRED_OP_MAX][VRED_DOUBLE] = vred_max_f64_neon;
-    b[VRED_OP_MIN][VRED_DOUBLE] = vred_min_f64_neon;
-    b[VRED_OP_SUM][VRED_DOUBLE] = vred_sum_f64_neon;
-    b[VRED_OP_PROD][VRED_DOUBLE] = vred_prod_f64_neon;
-    b[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX] = vred_prod_c32_neon;
-    b[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX] = vred_prod_c64_neon;
-    b[VRED_OP_MAXLOC][VRED_FLOAT_INT] = vred_maxloc_float_int_neon;
-    b[VRED_OP_MINLOC][VRED_FLOAT_INT] = vred_minloc_float_int_neon;
-    b[VRED_OP_MAXLOC][VRED_2INT] = vred_maxloc_2int_neon;
-    b[VRED_OP_MINLOC][VRED_2INT] = vred_minloc_2int_neon;
-    b[VRED_OP_MAXLOC][VRED_2FLOAT] = vred_maxloc_2float_neon;
-    b[VRED_OP_MINLOC][VRED_2FLOAT] = vred_minloc_2float_neon;
-    b[VRED_OP_MAXLOC][VRED_2DOUBLE] = vred_maxloc_2double_neon;
-    b[VRED_OP_MINLOC][VRED_2DOUBLE] = vred_minloc_2double_neon;
-    b[VRED_OP_SUM][VRED_BFLOAT16] = vred_sum_bf16_neon;
-    b[VRED_OP_PROD][VRED_BFLOAT16] = vred_prod_bf16_neon;
-    b[VRED_OP_MAX][VRED_BFLOAT16] = vred_max_bf16_neon;
-    b[VRED_OP_MIN][VRED_BFLOAT16] = vred_min_bf16_neon;
-    b[VRED_OP_SUM][VRED_FLOAT16] = vred_sum_f16_neon;
-    b[VRED_OP_PROD][VRED_FLOAT16] = vred_prod_f16_neon;
-    b[VRED_OP_MAX][VRED_FLOAT16] = vred_max_f16_neon;
-    b[VRED_OP_MIN][VRED_FLOAT16] = vred_min_f16_neon;
-
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MAX] = vred_acc_max_bf16_neon;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MIN] = vred_acc_min_bf16_neon;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_SUM] = vred_acc_sum_bf16_neon;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_PROD] = vred_acc_prod_bf16_neon;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MAX] = vred_acc_max_f16_neon;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MIN] = vred_acc_min_f16_neon;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_SUM] = vred_acc_sum_f16_neon;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_PROD] = vred_acc_prod_f16_neon;
-    t->half_widen[VRED_HALF_BF16] = vred_widen_bf16_neon;
-    t->half_widen[VRED_HALF_F16] = vred_widen_f16_neon;
-    t->half_narrow[VRED_HALF_BF16] = vred_narrow_bf16_neon;
-    t->half_narrow[VRED_HALF_F16] = vred_narrow_f16_neon;
+    (void)masked_tail;
+    NEON_KERNELS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
 }

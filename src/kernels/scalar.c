@@ -6,8 +6,8 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include "kernel.h"
-#include "scalar_ops.h"
+#include "kernels/kernel.h"
+#include "kernels/scalar_ops.h"
 
 /* T at any address: a typedef may lower alignment; may_alias because callers pass raw bytes. */
 #define VRED_UNALIGNED(T) typedef T __attribute__((aligned(1), may_alias)) u_t
@@ -24,59 +24,8 @@
     }
 
 /* ---- integers ------------------------------------------------------------------------------ */
-SCALAR_BINARY(vred_max_i8_scalar, int8_t, VRED_MAX(x, y))
-SCALAR_BINARY(vred_max_u8_scalar, uint8_t, VRED_MAX(x, y))
-SCALAR_BINARY(vred_max_i16_scalar, int16_t, VRED_MAX(x, y))
-SCALAR_BINARY(vred_max_u16_scalar, uint16_t, VRED_MAX(x, y))
-SCALAR_BINARY(vred_max_i32_scalar, int32_t, VRED_MAX(x, y))
-SCALAR_BINARY(vred_max_u32_scalar, uint32_t, VRED_MAX(x, y))
-SCALAR_BINARY(vred_max_i64_scalar, int64_t, VRED_MAX(x, y))
-SCALAR_BINARY(vred_max_u64_scalar, uint64_t, VRED_MAX(x, y))
-SCALAR_BINARY(vred_min_i8_scalar, int8_t, VRED_MIN(x, y))
-SCALAR_BINARY(vred_min_u8_scalar, uint8_t, VRED_MIN(x, y))
-SCALAR_BINARY(vred_min_i16_scalar, int16_t, VRED_MIN(x, y))
-SCALAR_BINARY(vred_min_u16_scalar, uint16_t, VRED_MIN(x, y))
-SCALAR_BINARY(vred_min_i32_scalar, int32_t, VRED_MIN(x, y))
-SCALAR_BINARY(vred_min_u32_scalar, uint32_t, VRED_MIN(x, y))
-SCALAR_BINARY(vred_min_i64_scalar, int64_t, VRED_MIN(x, y))
-SCALAR_BINARY(vred_min_u64_scalar, uint64_t, VRED_MIN(x, y))
-SCALAR_BINARY(vred_sum_u8_scalar, uint8_t, VRED_USUM(uint8_t, x, y))
-SCALAR_BINARY(vred_sum_u16_scalar, uint16_t, VRED_USUM(uint16_t, x, y))
-SCALAR_BINARY(vred_sum_u32_scalar, uint32_t, VRED_USUM(uint32_t, x, y))
-SCALAR_BINARY(vred_sum_u64_scalar, uint64_t, VRED_USUM(uint64_t, x, y))
-SCALAR_BINARY(vred_prod_u8_scalar, uint8_t, VRED_UPROD(uint8_t, x, y))
-SCALAR_BINARY(vred_prod_u16_scalar, uint16_t, VRED_UPROD(uint16_t, x, y))
-SCALAR_BINARY(vred_prod_u32_scalar, uint32_t, VRED_UPROD(uint32_t, x, y))
-SCALAR_BINARY(vred_prod_u64_scalar, uint64_t, VRED_UPROD(uint64_t, x, y))
-SCALAR_BINARY(vred_land_u8_scalar, uint8_t, VRED_LAND(x, y))
-SCALAR_BINARY(vred_land_u16_scalar, uint16_t, VRED_LAND(x, y))
-SCALAR_BINARY(vred_land_u32_scalar, uint32_t, VRED_LAND(x, y))
-SCALAR_BINARY(vred_land_u64_scalar, uint64_t, VRED_LAND(x, y))
-SCALAR_BINARY(vred_lor_u8_scalar, uint8_t, VRED_LOR(x, y))
-SCALAR_BINARY(vred_lor_u16_scalar, uint16_t, VRED_LOR(x, y))
-SCALAR_BINARY(vred_lor_u32_scalar, uint32_t, VRED_LOR(x, y))
-SCALAR_BINARY(vred_lor_u64_scalar, uint64_t, VRED_LOR(x, y))
-SCALAR_BINARY(vred_lxor_u8_scalar, uint8_t, VRED_LXOR(x, y))
-SCALAR_BINARY(vred_lxor_u16_scalar, uint16_t, VRED_LXOR(x, y))
-SCALAR_BINARY(vred_lxor_u32_scalar, uint32_t, VRED_LXOR(x, y))
-SCALAR_BINARY(vred_lxor_u64_scalar, uint64_t, VRED_LXOR(x, y))
-SCALAR_BINARY(vred_band_u8_scalar, uint8_t, x & y)
-SCALAR_BINARY(vred_bor_u8_scalar, uint8_t, x | y)
-SCALAR_BINARY(vred_bxor_u8_scalar, uint8_t, x ^ y)
 
 /* ---- floating point ------------------------------------------------------------------------ */
-SCALAR_BINARY(vred_max_f32_scalar, float, VRED_MAX(x, y))
-SCALAR_BINARY(vred_max_f64_scalar, double, VRED_MAX(x, y))
-SCALAR_BINARY(vred_max_ldbl_scalar, long double, VRED_MAX(x, y))
-SCALAR_BINARY(vred_min_f32_scalar, float, VRED_MIN(x, y))
-SCALAR_BINARY(vred_min_f64_scalar, double, VRED_MIN(x, y))
-SCALAR_BINARY(vred_min_ldbl_scalar, long double, VRED_MIN(x, y))
-SCALAR_BINARY(vred_sum_f32_scalar, float, x + y)
-SCALAR_BINARY(vred_sum_f64_scalar, double, x + y)
-SCALAR_BINARY(vred_sum_ldbl_scalar, long double, x + y)
-SCALAR_BINARY(vred_prod_f32_scalar, float, x * y)
-SCALAR_BINARY(vred_prod_f64_scalar, double, x * y)
-SCALAR_BINARY(vred_prod_ldbl_scalar, long double, x * y)
 
 /* ---- complex PROD (SUM is served as SUM over 2n reals) ------------------------------------- */
 /* The textbook product, as C computes it before its NaN recovery: re = ac - bd, im = ad + bc. */
@@ -95,9 +44,6 @@ SCALAR_BINARY(vred_prod_ldbl_scalar, long double, x * y)
             i++;                                                                                \
         });                                                                                     \
     }
-SCALAR_CPROD(vred_prod_c32_scalar, vred_c32)
-SCALAR_CPROD(vred_prod_c64_scalar, vred_c64)
-SCALAR_CPROD(vred_prod_cldbl_scalar, vred_cldbl)
 
 /* ---- MINLOC / MAXLOC ----------------------------------------------------------------------- */
 /* The winner's value and index; on equal values the inout value and the lower index. Only the
@@ -114,22 +60,6 @@ SCALAR_CPROD(vred_prod_cldbl_scalar, vred_cldbl)
             memcpy(out + offsetof(T, i), &r.i, sizeof r.i);                                     \
         }                                                                                       \
     }
-SCALAR_LOC(vred_maxloc_float_int_scalar, vred_float_int, >)
-SCALAR_LOC(vred_maxloc_double_int_scalar, vred_double_int, >)
-SCALAR_LOC(vred_maxloc_long_int_scalar, vred_long_int, >)
-SCALAR_LOC(vred_maxloc_2int_scalar, vred_2int, >)
-SCALAR_LOC(vred_maxloc_short_int_scalar, vred_short_int, >)
-SCALAR_LOC(vred_maxloc_ldbl_int_scalar, vred_ldbl_int, >)
-SCALAR_LOC(vred_maxloc_2float_scalar, vred_2float, >)
-SCALAR_LOC(vred_maxloc_2double_scalar, vred_2double, >)
-SCALAR_LOC(vred_minloc_float_int_scalar, vred_float_int, <)
-SCALAR_LOC(vred_minloc_double_int_scalar, vred_double_int, <)
-SCALAR_LOC(vred_minloc_long_int_scalar, vred_long_int, <)
-SCALAR_LOC(vred_minloc_2int_scalar, vred_2int, <)
-SCALAR_LOC(vred_minloc_short_int_scalar, vred_short_int, <)
-SCALAR_LOC(vred_minloc_ldbl_int_scalar, vred_ldbl_int, <)
-SCALAR_LOC(vred_minloc_2float_scalar, vred_2float, <)
-SCALAR_LOC(vred_minloc_2double_scalar, vred_2double, <)
 
 /* ---- half precision: conversions ----------------------------------------------------------- */
 static uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
@@ -190,14 +120,6 @@ uint16_t vred_f32_to_f16(float f)
             o[i] = (EXPR);                                                                      \
         }                                                                                       \
     }
-SCALAR_HALF(vred_sum_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, vred_f32_to_bf16(x + y))
-SCALAR_HALF(vred_prod_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, vred_f32_to_bf16(x * y))
-SCALAR_HALF(vred_max_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, y > x ? hy : hx)
-SCALAR_HALF(vred_min_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, y < x ? hy : hx)
-SCALAR_HALF(vred_sum_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, vred_f32_to_f16(x + y))
-SCALAR_HALF(vred_prod_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, vred_f32_to_f16(x * y))
-SCALAR_HALF(vred_max_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, y > x ? hy : hx)
-SCALAR_HALF(vred_min_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, y < x ? hy : hx)
 
 /* acc = widen(a) op acc, for the n-ary form's float32 accumulation. */
 #define SCALAR_HALF_ACC(name, TO_F, EXPR)                                                       \
@@ -210,14 +132,104 @@ SCALAR_HALF(vred_min_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, y < x ? hy : 
             acc[i] = (EXPR);                                                                    \
         }                                                                                       \
     }
-SCALAR_HALF_ACC(vred_acc_max_bf16_scalar, vred_bf16_to_f32, VRED_MAX(x, y))
-SCALAR_HALF_ACC(vred_acc_min_bf16_scalar, vred_bf16_to_f32, VRED_MIN(x, y))
-SCALAR_HALF_ACC(vred_acc_sum_bf16_scalar, vred_bf16_to_f32, x + y)
-SCALAR_HALF_ACC(vred_acc_prod_bf16_scalar, vred_bf16_to_f32, x * y)
-SCALAR_HALF_ACC(vred_acc_max_f16_scalar, vred_f16_to_f32, VRED_MAX(x, y))
-SCALAR_HALF_ACC(vred_acc_min_f16_scalar, vred_f16_to_f32, VRED_MIN(x, y))
-SCALAR_HALF_ACC(vred_acc_sum_f16_scalar, vred_f16_to_f32, x + y)
-SCALAR_HALF_ACC(vred_acc_prod_f16_scalar, vred_f16_to_f32, x * y)
+/*
+ * The kernels of this file, one row each: K(slot, DEFINE, name, args...) defines `name` with
+ * DEFINE(name, args...) and registers it in the table slot; KT(...) likewise, for a kernel with
+ * a masked and a cascade tail (name, cascade_name, ...: VRED_TAIL picks); F(slot, name)
+ * registers a kernel written out above. Defining and registering a kernel is one row here.
+ */
+#define SCALAR_KERNELS(K, KT, F)                                                                    \
+    K(bin[VRED_OP_MAX][VRED_INT8], SCALAR_BINARY, vred_max_i8_scalar, int8_t, VRED_MAX(x, y))       \
+    K(bin[VRED_OP_MAX][VRED_UINT8], SCALAR_BINARY, vred_max_u8_scalar, uint8_t, VRED_MAX(x, y))     \
+    K(bin[VRED_OP_MAX][VRED_INT16], SCALAR_BINARY, vred_max_i16_scalar, int16_t, VRED_MAX(x, y))    \
+    K(bin[VRED_OP_MAX][VRED_UINT16], SCALAR_BINARY, vred_max_u16_scalar, uint16_t, VRED_MAX(x, y))  \
+    K(bin[VRED_OP_MAX][VRED_INT32], SCALAR_BINARY, vred_max_i32_scalar, int32_t, VRED_MAX(x, y))    \
+    K(bin[VRED_OP_MAX][VRED_UINT32], SCALAR_BINARY, vred_max_u32_scalar, uint32_t, VRED_MAX(x, y))  \
+    K(bin[VRED_OP_MAX][VRED_INT64], SCALAR_BINARY, vred_max_i64_scalar, int64_t, VRED_MAX(x, y))    \
+    K(bin[VRED_OP_MAX][VRED_UINT64], SCALAR_BINARY, vred_max_u64_scalar, uint64_t, VRED_MAX(x, y))  \
+    K(bin[VRED_OP_MAX][VRED_FLOAT], SCALAR_BINARY, vred_max_f32_scalar, float, VRED_MAX(x, y))      \
+    K(bin[VRED_OP_MAX][VRED_DOUBLE], SCALAR_BINARY, vred_max_f64_scalar, double, VRED_MAX(x, y))    \
+    K(bin[VRED_OP_MAX][VRED_LONG_DOUBLE], SCALAR_BINARY, vred_max_ldbl_scalar, long double, VRED_MAX(x, y)) \
+    K(bin[VRED_OP_MAX][VRED_BFLOAT16], SCALAR_HALF, vred_max_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, y > x ? hy : hx) \
+    K(bin[VRED_OP_MAX][VRED_FLOAT16], SCALAR_HALF, vred_max_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, y > x ? hy : hx) \
+    K(bin[VRED_OP_MIN][VRED_INT8], SCALAR_BINARY, vred_min_i8_scalar, int8_t, VRED_MIN(x, y))       \
+    K(bin[VRED_OP_MIN][VRED_UINT8], SCALAR_BINARY, vred_min_u8_scalar, uint8_t, VRED_MIN(x, y))     \
+    K(bin[VRED_OP_MIN][VRED_INT16], SCALAR_BINARY, vred_min_i16_scalar, int16_t, VRED_MIN(x, y))    \
+    K(bin[VRED_OP_MIN][VRED_UINT16], SCALAR_BINARY, vred_min_u16_scalar, uint16_t, VRED_MIN(x, y))  \
+    K(bin[VRED_OP_MIN][VRED_INT32], SCALAR_BINARY, vred_min_i32_scalar, int32_t, VRED_MIN(x, y))    \
+    K(bin[VRED_OP_MIN][VRED_UINT32], SCALAR_BINARY, vred_min_u32_scalar, uint32_t, VRED_MIN(x, y))  \
+    K(bin[VRED_OP_MIN][VRED_INT64], SCALAR_BINARY, vred_min_i64_scalar, int64_t, VRED_MIN(x, y))    \
+    K(bin[VRED_OP_MIN][VRED_UINT64], SCALAR_BINARY, vred_min_u64_scalar, uint64_t, VRED_MIN(x, y))  \
+    K(bin[VRED_OP_MIN][VRED_FLOAT], SCALAR_BINARY, vred_min_f32_scalar, float, VRED_MIN(x, y))      \
+    K(bin[VRED_OP_MIN][VRED_DOUBLE], SCALAR_BINARY, vred_min_f64_scalar, double, VRED_MIN(x, y))    \
+    K(bin[VRED_OP_MIN][VRED_LONG_DOUBLE], SCALAR_BINARY, vred_min_ldbl_scalar, long double, VRED_MIN(x, y)) \
+    K(bin[VRED_OP_MIN][VRED_BFLOAT16], SCALAR_HALF, vred_min_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, y < x ? hy : hx) \
+    K(bin[VRED_OP_MIN][VRED_FLOAT16], SCALAR_HALF, vred_min_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, y < x ? hy : hx) \
+    K(bin[VRED_OP_SUM][VRED_UINT8], SCALAR_BINARY, vred_sum_u8_scalar, uint8_t, VRED_USUM(uint8_t, x, y)) \
+    K(bin[VRED_OP_SUM][VRED_UINT16], SCALAR_BINARY, vred_sum_u16_scalar, uint16_t, VRED_USUM(uint16_t, x, y)) \
+    K(bin[VRED_OP_SUM][VRED_UINT32], SCALAR_BINARY, vred_sum_u32_scalar, uint32_t, VRED_USUM(uint32_t, x, y)) \
+    K(bin[VRED_OP_SUM][VRED_UINT64], SCALAR_BINARY, vred_sum_u64_scalar, uint64_t, VRED_USUM(uint64_t, x, y)) \
+    K(bin[VRED_OP_SUM][VRED_FLOAT], SCALAR_BINARY, vred_sum_f32_scalar, float, x + y)               \
+    K(bin[VRED_OP_SUM][VRED_DOUBLE], SCALAR_BINARY, vred_sum_f64_scalar, double, x + y)             \
+    K(bin[VRED_OP_SUM][VRED_LONG_DOUBLE], SCALAR_BINARY, vred_sum_ldbl_scalar, long double, x + y)  \
+    K(bin[VRED_OP_SUM][VRED_BFLOAT16], SCALAR_HALF, vred_sum_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, vred_f32_to_bf16(x + y)) \
+    K(bin[VRED_OP_SUM][VRED_FLOAT16], SCALAR_HALF, vred_sum_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, vred_f32_to_f16(x + y)) \
+    K(bin[VRED_OP_PROD][VRED_UINT8], SCALAR_BINARY, vred_prod_u8_scalar, uint8_t, VRED_UPROD(uint8_t, x, y)) \
+    K(bin[VRED_OP_PROD][VRED_UINT16], SCALAR_BINARY, vred_prod_u16_scalar, uint16_t, VRED_UPROD(uint16_t, x, y)) \
+    K(bin[VRED_OP_PROD][VRED_UINT32], SCALAR_BINARY, vred_prod_u32_scalar, uint32_t, VRED_UPROD(uint32_t, x, y)) \
+    K(bin[VRED_OP_PROD][VRED_UINT64], SCALAR_BINARY, vred_prod_u64_scalar, uint64_t, VRED_UPROD(uint64_t, x, y)) \
+    K(bin[VRED_OP_PROD][VRED_FLOAT], SCALAR_BINARY, vred_prod_f32_scalar, float, x * y)             \
+    K(bin[VRED_OP_PROD][VRED_DOUBLE], SCALAR_BINARY, vred_prod_f64_scalar, double, x * y)           \
+    K(bin[VRED_OP_PROD][VRED_LONG_DOUBLE], SCALAR_BINARY, vred_prod_ldbl_scalar, long double, x * y) \
+    K(bin[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX], SCALAR_CPROD, vred_prod_c32_scalar, vred_c32)        \
+    K(bin[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX], SCALAR_CPROD, vred_prod_c64_scalar, vred_c64)       \
+    K(bin[VRED_OP_PROD][VRED_C_LONG_DOUBLE_COMPLEX], SCALAR_CPROD, vred_prod_cldbl_scalar, vred_cldbl) \
+    K(bin[VRED_OP_PROD][VRED_BFLOAT16], SCALAR_HALF, vred_prod_bf16_scalar, vred_bf16_to_f32, vred_f32_to_bf16, vred_f32_to_bf16(x * y)) \
+    K(bin[VRED_OP_PROD][VRED_FLOAT16], SCALAR_HALF, vred_prod_f16_scalar, vred_f16_to_f32, vred_f32_to_f16, vred_f32_to_f16(x * y)) \
+    K(bin[VRED_OP_LAND][VRED_UINT8], SCALAR_BINARY, vred_land_u8_scalar, uint8_t, VRED_LAND(x, y))  \
+    K(bin[VRED_OP_LAND][VRED_UINT16], SCALAR_BINARY, vred_land_u16_scalar, uint16_t, VRED_LAND(x, y)) \
+    K(bin[VRED_OP_LAND][VRED_UINT32], SCALAR_BINARY, vred_land_u32_scalar, uint32_t, VRED_LAND(x, y)) \
+    K(bin[VRED_OP_LAND][VRED_UINT64], SCALAR_BINARY, vred_land_u64_scalar, uint64_t, VRED_LAND(x, y)) \
+    K(bin[VRED_OP_LOR][VRED_UINT8], SCALAR_BINARY, vred_lor_u8_scalar, uint8_t, VRED_LOR(x, y))     \
+    K(bin[VRED_OP_LOR][VRED_UINT16], SCALAR_BINARY, vred_lor_u16_scalar, uint16_t, VRED_LOR(x, y))  \
+    K(bin[VRED_OP_LOR][VRED_UINT32], SCALAR_BINARY, vred_lor_u32_scalar, uint32_t, VRED_LOR(x, y))  \
+    K(bin[VRED_OP_LOR][VRED_UINT64], SCALAR_BINARY, vred_lor_u64_scalar, uint64_t, VRED_LOR(x, y))  \
+    K(bin[VRED_OP_LXOR][VRED_UINT8], SCALAR_BINARY, vred_lxor_u8_scalar, uint8_t, VRED_LXOR(x, y))  \
+    K(bin[VRED_OP_LXOR][VRED_UINT16], SCALAR_BINARY, vred_lxor_u16_scalar, uint16_t, VRED_LXOR(x, y)) \
+    K(bin[VRED_OP_LXOR][VRED_UINT32], SCALAR_BINARY, vred_lxor_u32_scalar, uint32_t, VRED_LXOR(x, y)) \
+    K(bin[VRED_OP_LXOR][VRED_UINT64], SCALAR_BINARY, vred_lxor_u64_scalar, uint64_t, VRED_LXOR(x, y)) \
+    K(bin[VRED_OP_BAND][VRED_UINT8], SCALAR_BINARY, vred_band_u8_scalar, uint8_t, x & y)            \
+    K(bin[VRED_OP_BOR][VRED_UINT8], SCALAR_BINARY, vred_bor_u8_scalar, uint8_t, x | y)              \
+    K(bin[VRED_OP_BXOR][VRED_UINT8], SCALAR_BINARY, vred_bxor_u8_scalar, uint8_t, x ^ y)            \
+    K(bin[VRED_OP_MAXLOC][VRED_FLOAT_INT], SCALAR_LOC, vred_maxloc_float_int_scalar, vred_float_int, >) \
+    K(bin[VRED_OP_MAXLOC][VRED_DOUBLE_INT], SCALAR_LOC, vred_maxloc_double_int_scalar, vred_double_int, >) \
+    K(bin[VRED_OP_MAXLOC][VRED_LONG_INT], SCALAR_LOC, vred_maxloc_long_int_scalar, vred_long_int, >) \
+    K(bin[VRED_OP_MAXLOC][VRED_2INT], SCALAR_LOC, vred_maxloc_2int_scalar, vred_2int, >)            \
+    K(bin[VRED_OP_MAXLOC][VRED_SHORT_INT], SCALAR_LOC, vred_maxloc_short_int_scalar, vred_short_int, >) \
+    K(bin[VRED_OP_MAXLOC][VRED_LONG_DOUBLE_INT], SCALAR_LOC, vred_maxloc_ldbl_int_scalar, vred_ldbl_int, >) \
+    K(bin[VRED_OP_MAXLOC][VRED_2FLOAT], SCALAR_LOC, vred_maxloc_2float_scalar, vred_2float, >)      \
+    K(bin[VRED_OP_MAXLOC][VRED_2DOUBLE], SCALAR_LOC, vred_maxloc_2double_scalar, vred_2double, >)   \
+    K(bin[VRED_OP_MINLOC][VRED_FLOAT_INT], SCALAR_LOC, vred_minloc_float_int_scalar, vred_float_int, <) \
+    K(bin[VRED_OP_MINLOC][VRED_DOUBLE_INT], SCALAR_LOC, vred_minloc_double_int_scalar, vred_double_int, <) \
+    K(bin[VRED_OP_MINLOC][VRED_LONG_INT], SCALAR_LOC, vred_minloc_long_int_scalar, vred_long_int, <) \
+    K(bin[VRED_OP_MINLOC][VRED_2INT], SCALAR_LOC, vred_minloc_2int_scalar, vred_2int, <)            \
+    K(bin[VRED_OP_MINLOC][VRED_SHORT_INT], SCALAR_LOC, vred_minloc_short_int_scalar, vred_short_int, <) \
+    K(bin[VRED_OP_MINLOC][VRED_LONG_DOUBLE_INT], SCALAR_LOC, vred_minloc_ldbl_int_scalar, vred_ldbl_int, <) \
+    K(bin[VRED_OP_MINLOC][VRED_2FLOAT], SCALAR_LOC, vred_minloc_2float_scalar, vred_2float, <)      \
+    K(bin[VRED_OP_MINLOC][VRED_2DOUBLE], SCALAR_LOC, vred_minloc_2double_scalar, vred_2double, <)   \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MAX], SCALAR_HALF_ACC, vred_acc_max_bf16_scalar, vred_bf16_to_f32, VRED_MAX(x, y)) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MIN], SCALAR_HALF_ACC, vred_acc_min_bf16_scalar, vred_bf16_to_f32, VRED_MIN(x, y)) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_SUM], SCALAR_HALF_ACC, vred_acc_sum_bf16_scalar, vred_bf16_to_f32, x + y) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_PROD], SCALAR_HALF_ACC, vred_acc_prod_bf16_scalar, vred_bf16_to_f32, x * y) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MAX], SCALAR_HALF_ACC, vred_acc_max_f16_scalar, vred_f16_to_f32, VRED_MAX(x, y)) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MIN], SCALAR_HALF_ACC, vred_acc_min_f16_scalar, vred_f16_to_f32, VRED_MIN(x, y)) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_SUM], SCALAR_HALF_ACC, vred_acc_sum_f16_scalar, vred_f16_to_f32, x + y) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_PROD], SCALAR_HALF_ACC, vred_acc_prod_f16_scalar, vred_f16_to_f32, x * y) \
+    F(half_widen[VRED_HALF_BF16], vred_widen_bf16_scalar)                                           \
+    F(half_widen[VRED_HALF_F16], vred_widen_f16_scalar)                                             \
+    F(half_narrow[VRED_HALF_BF16], vred_narrow_bf16_scalar)                                         \
+    F(half_narrow[VRED_HALF_F16], vred_narrow_f16_scalar)
+SCALAR_KERNELS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
 
 static void vred_widen_bf16_scalar(const void *a_, float *o, size_t n)
 {
@@ -245,105 +257,8 @@ static void vred_narrow_f16_scalar(const float *a, void *o_, size_t n)
 }
 
 /* ---- the table ----------------------------------------------------------------------------- */
-void vred_fill_scalar(vred_kernel_table *t)
+void vred_fill_scalar(vred_kernel_table *t, int masked_tail)
 {
-    vred_binary_fn (*b)[VRED_TYPE_COUNT] = t->bin;
-
-    b[VRED_OP_MAX][VRED_INT8] = vred_max_i8_scalar;
-    b[VRED_OP_MAX][VRED_UINT8] = vred_max_u8_scalar;
-    b[VRED_OP_MAX][VRED_INT16] = vred_max_i16_scalar;
-    b[VRED_OP_MAX][VRED_UINT16] = vred_max_u16_scalar;
-    b[VRED_OP_MAX][VRED_INT32] = vred_max_i32_scalar;
-    b[VRED_OP_MAX][VRED_UINT32] = vred_max_u32_scalar;
-    b[VRED_OP_MAX][VRED_INT64] = vred_max_i64_scalar;
-    b[VRED_OP_MAX][VRED_UINT64] = vred_max_u64_scalar;
-    b[VRED_OP_MAX][VRED_FLOAT] = vred_max_f32_scalar;
-    b[VRED_OP_MAX][VRED_DOUBLE] = vred_max_f64_scalar;
-    b[VRED_OP_MAX][VRED_LONG_DOUBLE] = vred_max_ldbl_scalar;
-    b[VRED_OP_MAX][VRED_BFLOAT16] = vred_max_bf16_scalar;
-    b[VRED_OP_MAX][VRED_FLOAT16] = vred_max_f16_scalar;
-
-    b[VRED_OP_MIN][VRED_INT8] = vred_min_i8_scalar;
-    b[VRED_OP_MIN][VRED_UINT8] = vred_min_u8_scalar;
-    b[VRED_OP_MIN][VRED_INT16] = vred_min_i16_scalar;
-    b[VRED_OP_MIN][VRED_UINT16] = vred_min_u16_scalar;
-    b[VRED_OP_MIN][VRED_INT32] = vred_min_i32_scalar;
-    b[VRED_OP_MIN][VRED_UINT32] = vred_min_u32_scalar;
-    b[VRED_OP_MIN][VRED_INT64] = vred_min_i64_scalar;
-    b[VRED_OP_MIN][VRED_UINT64] = vred_min_u64_scalar;
-    b[VRED_OP_MIN][VRED_FLOAT] = vred_min_f32_scalar;
-    b[VRED_OP_MIN][VRED_DOUBLE] = vred_min_f64_scalar;
-    b[VRED_OP_MIN][VRED_LONG_DOUBLE] = vred_min_ldbl_scalar;
-    b[VRED_OP_MIN][VRED_BFLOAT16] = vred_min_bf16_scalar;
-    b[VRED_OP_MIN][VRED_FLOAT16] = vred_min_f16_scalar;
-
-    b[VRED_OP_SUM][VRED_UINT8] = vred_sum_u8_scalar;
-    b[VRED_OP_SUM][VRED_UINT16] = vred_sum_u16_scalar;
-    b[VRED_OP_SUM][VRED_UINT32] = vred_sum_u32_scalar;
-    b[VRED_OP_SUM][VRED_UINT64] = vred_sum_u64_scalar;
-    b[VRED_OP_SUM][VRED_FLOAT] = vred_sum_f32_scalar;
-    b[VRED_OP_SUM][VRED_DOUBLE] = vred_sum_f64_scalar;
-    b[VRED_OP_SUM][VRED_LONG_DOUBLE] = vred_sum_ldbl_scalar;
-    b[VRED_OP_SUM][VRED_BFLOAT16] = vred_sum_bf16_scalar;
-    b[VRED_OP_SUM][VRED_FLOAT16] = vred_sum_f16_scalar;
-
-    b[VRED_OP_PROD][VRED_UINT8] = vred_prod_u8_scalar;
-    b[VRED_OP_PROD][VRED_UINT16] = vred_prod_u16_scalar;
-    b[VRED_OP_PROD][VRED_UINT32] = vred_prod_u32_scalar;
-    b[VRED_OP_PROD][VRED_UINT64] = vred_prod_u64_scalar;
-    b[VRED_OP_PROD][VRED_FLOAT] = vred_prod_f32_scalar;
-    b[VRED_OP_PROD][VRED_DOUBLE] = vred_prod_f64_scalar;
-    b[VRED_OP_PROD][VRED_LONG_DOUBLE] = vred_prod_ldbl_scalar;
-    b[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX] = vred_prod_c32_scalar;
-    b[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX] = vred_prod_c64_scalar;
-    b[VRED_OP_PROD][VRED_C_LONG_DOUBLE_COMPLEX] = vred_prod_cldbl_scalar;
-    b[VRED_OP_PROD][VRED_BFLOAT16] = vred_prod_bf16_scalar;
-    b[VRED_OP_PROD][VRED_FLOAT16] = vred_prod_f16_scalar;
-
-    b[VRED_OP_LAND][VRED_UINT8] = vred_land_u8_scalar;
-    b[VRED_OP_LAND][VRED_UINT16] = vred_land_u16_scalar;
-    b[VRED_OP_LAND][VRED_UINT32] = vred_land_u32_scalar;
-    b[VRED_OP_LAND][VRED_UINT64] = vred_land_u64_scalar;
-    b[VRED_OP_LOR][VRED_UINT8] = vred_lor_u8_scalar;
-    b[VRED_OP_LOR][VRED_UINT16] = vred_lor_u16_scalar;
-    b[VRED_OP_LOR][VRED_UINT32] = vred_lor_u32_scalar;
-    b[VRED_OP_LOR][VRED_UINT64] = vred_lor_u64_scalar;
-    b[VRED_OP_LXOR][VRED_UINT8] = vred_lxor_u8_scalar;
-    b[VRED_OP_LXOR][VRED_UINT16] = vred_lxor_u16_scalar;
-    b[VRED_OP_LXOR][VRED_UINT32] = vred_lxor_u32_scalar;
-    b[VRED_OP_LXOR][VRED_UINT64] = vred_lxor_u64_scalar;
-
-    b[VRED_OP_BAND][VRED_UINT8] = vred_band_u8_scalar;
-    b[VRED_OP_BOR][VRED_UINT8] = vred_bor_u8_scalar;
-    b[VRED_OP_BXOR][VRED_UINT8] = vred_bxor_u8_scalar;
-
-    b[VRED_OP_MAXLOC][VRED_FLOAT_INT] = vred_maxloc_float_int_scalar;
-    b[VRED_OP_MAXLOC][VRED_DOUBLE_INT] = vred_maxloc_double_int_scalar;
-    b[VRED_OP_MAXLOC][VRED_LONG_INT] = vred_maxloc_long_int_scalar;
-    b[VRED_OP_MAXLOC][VRED_2INT] = vred_maxloc_2int_scalar;
-    b[VRED_OP_MAXLOC][VRED_SHORT_INT] = vred_maxloc_short_int_scalar;
-    b[VRED_OP_MAXLOC][VRED_LONG_DOUBLE_INT] = vred_maxloc_ldbl_int_scalar;
-    b[VRED_OP_MAXLOC][VRED_2FLOAT] = vred_maxloc_2float_scalar;
-    b[VRED_OP_MAXLOC][VRED_2DOUBLE] = vred_maxloc_2double_scalar;
-    b[VRED_OP_MINLOC][VRED_FLOAT_INT] = vred_minloc_float_int_scalar;
-    b[VRED_OP_MINLOC][VRED_DOUBLE_INT] = vred_minloc_double_int_scalar;
-    b[VRED_OP_MINLOC][VRED_LONG_INT] = vred_minloc_long_int_scalar;
-    b[VRED_OP_MINLOC][VRED_2INT] = vred_minloc_2int_scalar;
-    b[VRED_OP_MINLOC][VRED_SHORT_INT] = vred_minloc_short_int_scalar;
-    b[VRED_OP_MINLOC][VRED_LONG_DOUBLE_INT] = vred_minloc_ldbl_int_scalar;
-    b[VRED_OP_MINLOC][VRED_2FLOAT] = vred_minloc_2float_scalar;
-    b[VRED_OP_MINLOC][VRED_2DOUBLE] = vred_minloc_2double_scalar;
-
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MAX] = vred_acc_max_bf16_scalar;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MIN] = vred_acc_min_bf16_scalar;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_SUM] = vred_acc_sum_bf16_scalar;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_PROD] = vred_acc_prod_bf16_scalar;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MAX] = vred_acc_max_f16_scalar;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MIN] = vred_acc_min_f16_scalar;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_SUM] = vred_acc_sum_f16_scalar;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_PROD] = vred_acc_prod_f16_scalar;
-    t->half_widen[VRED_HALF_BF16] = vred_widen_bf16_scalar;
-    t->half_widen[VRED_HALF_F16] = vred_widen_f16_scalar;
-    t->half_narrow[VRED_HALF_BF16] = vred_narrow_bf16_scalar;
-    t->half_narrow[VRED_HALF_F16] = vred_narrow_f16_scalar;
+    (void)masked_tail;
+    SCALAR_KERNELS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
 }

@@ -14,8 +14,8 @@
  *     writes only the two fields, and a vector store would also write the padding bytes.
  */
 #include <smmintrin.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 #define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define ST128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
@@ -238,136 +238,78 @@ HALF_CMP(max_bf16, _mm_cmpgt_ps)
 HALF_CMP(min_bf16, _mm_cmplt_ps)
 
 /* ---- the kernels --------------------------------------------------------------------------- */
-SSE41_BINARY(vred_max_i8_sse41, vred_max_i8_scalar, int8_t, max_i8)
-SSE41_BINARY(vred_max_u8_sse41, vred_max_u8_scalar, uint8_t, max_u8)
-SSE41_BINARY(vred_max_i16_sse41, vred_max_i16_scalar, int16_t, max_i16)
-SSE41_BINARY(vred_max_u16_sse41, vred_max_u16_scalar, uint16_t, max_u16)
-SSE41_BINARY(vred_max_i32_sse41, vred_max_i32_scalar, int32_t, max_i32)
-SSE41_BINARY(vred_max_u32_sse41, vred_max_u32_scalar, uint32_t, max_u32)
-SSE41_BINARY(vred_max_i64_sse41, vred_max_i64_scalar, int64_t, max_i64)
-SSE41_BINARY(vred_max_u64_sse41, vred_max_u64_scalar, uint64_t, max_u64)
-SSE41_BINARY(vred_min_i8_sse41, vred_min_i8_scalar, int8_t, min_i8)
-SSE41_BINARY(vred_min_u8_sse41, vred_min_u8_scalar, uint8_t, min_u8)
-SSE41_BINARY(vred_min_i16_sse41, vred_min_i16_scalar, int16_t, min_i16)
-SSE41_BINARY(vred_min_u16_sse41, vred_min_u16_scalar, uint16_t, min_u16)
-SSE41_BINARY(vred_min_i32_sse41, vred_min_i32_scalar, int32_t, min_i32)
-SSE41_BINARY(vred_min_u32_sse41, vred_min_u32_scalar, uint32_t, min_u32)
-SSE41_BINARY(vred_min_i64_sse41, vred_min_i64_scalar, int64_t, min_i64)
-SSE41_BINARY(vred_min_u64_sse41, vred_min_u64_scalar, uint64_t, min_u64)
-SSE41_BINARY(vred_sum_u8_sse41, vred_sum_u8_scalar, uint8_t, sum_u8)
-SSE41_BINARY(vred_sum_u16_sse41, vred_sum_u16_scalar, uint16_t, sum_u16)
-SSE41_BINARY(vred_sum_u32_sse41, vred_sum_u32_scalar, uint32_t, sum_u32)
-SSE41_BINARY(vred_sum_u64_sse41, vred_sum_u64_scalar, uint64_t, sum_u64)
-SSE41_BINARY(vred_prod_u8_sse41, vred_prod_u8_scalar, uint8_t, prod_u8)
-SSE41_BINARY(vred_prod_u16_sse41, vred_prod_u16_scalar, uint16_t, prod_u16)
-SSE41_BINARY(vred_prod_u32_sse41, vred_prod_u32_scalar, uint32_t, prod_u32)
-SSE41_BINARY(vred_land_u8_sse41, vred_land_u8_scalar, uint8_t, land_u8)
-SSE41_BINARY(vred_land_u16_sse41, vred_land_u16_scalar, uint16_t, land_u16)
-SSE41_BINARY(vred_land_u32_sse41, vred_land_u32_scalar, uint32_t, land_u32)
-SSE41_BINARY(vred_land_u64_sse41, vred_land_u64_scalar, uint64_t, land_u64)
-SSE41_BINARY(vred_lor_u8_sse41, vred_lor_u8_scalar, uint8_t, lor_u8)
-SSE41_BINARY(vred_lor_u16_sse41, vred_lor_u16_scalar, uint16_t, lor_u16)
-SSE41_BINARY(vred_lor_u32_sse41, vred_lor_u32_scalar, uint32_t, lor_u32)
-SSE41_BINARY(vred_lor_u64_sse41, vred_lor_u64_scalar, uint64_t, lor_u64)
-SSE41_BINARY(vred_lxor_u8_sse41, vred_lxor_u8_scalar, uint8_t, lxor_u8)
-SSE41_BINARY(vred_lxor_u16_sse41, vred_lxor_u16_scalar, uint16_t, lxor_u16)
-SSE41_BINARY(vred_lxor_u32_sse41, vred_lxor_u32_scalar, uint32_t, lxor_u32)
-SSE41_BINARY(vred_lxor_u64_sse41, vred_lxor_u64_scalar, uint64_t, lxor_u64)
-SSE41_BINARY(vred_band_u8_sse41, vred_band_u8_scalar, uint8_t, band_u8)
-SSE41_BINARY(vred_bor_u8_sse41, vred_bor_u8_scalar, uint8_t, bor_u8)
-SSE41_BINARY(vred_bxor_u8_sse41, vred_bxor_u8_scalar, uint8_t, bxor_u8)
-SSE41_BINARY(vred_max_f32_sse41, vred_max_f32_scalar, float, max_f32)
-SSE41_BINARY(vred_min_f32_sse41, vred_min_f32_scalar, float, min_f32)
-SSE41_BINARY(vred_sum_f32_sse41, vred_sum_f32_scalar, float, sum_f32)
-SSE41_BINARY(vred_prod_f32_sse41, vred_prod_f32_scalar, float, prod_f32)
-SSE41_BINARY(vred_max_f64_sse41, vred_max_f64_scalar, double, max_f64)
-SSE41_BINARY(vred_min_f64_sse41, vred_min_f64_scalar, double, min_f64)
-SSE41_BINARY(vred_sum_f64_sse41, vred_sum_f64_scalar, double, sum_f64)
-SSE41_BINARY(vred_prod_f64_sse41, vred_prod_f64_scalar, double, prod_f64)
-SSE41_BINARY(vred_prod_c32_sse41, vred_prod_c32_scalar, vred_c32, prod_c32)
-SSE41_BINARY(vred_prod_c64_sse41, vred_prod_c64_scalar, vred_c64, prod_c64)
-SSE41_BINARY(vred_maxloc_float_int_sse41, vred_maxloc_float_int_scalar, vred_float_int, maxloc_float_int)
-SSE41_BINARY(vred_minloc_float_int_sse41, vred_minloc_float_int_scalar, vred_float_int, minloc_float_int)
-SSE41_BINARY(vred_maxloc_2int_sse41, vred_maxloc_2int_scalar, vred_2int, maxloc_2int)
-SSE41_BINARY(vred_minloc_2int_sse41, vred_minloc_2int_scalar, vred_2int, minloc_2int)
-SSE41_BINARY(vred_maxloc_2float_sse41, vred_maxloc_2float_scalar, vred_2float, maxloc_2float)
-SSE41_BINARY(vred_minloc_2float_sse41, vred_minloc_2float_scalar, vred_2float, minloc_2float)
-SSE41_BINARY(vred_maxloc_2double_sse41, vred_maxloc_2double_scalar, vred_2double, maxloc_2double)
-SSE41_BINARY(vred_minloc_2double_sse41, vred_minloc_2double_scalar, vred_2double, minloc_2double)
-SSE41_BINARY(vred_sum_bf16_sse41, vred_sum_bf16_scalar, uint16_t, sum_bf16)
-SSE41_BINARY(vred_prod_bf16_sse41, vred_prod_bf16_scalar, uint16_t, prod_bf16)
-SSE41_BINARY(vred_max_bf16_sse41, vred_max_bf16_scalar, uint16_t, max_bf16)
-SSE41_BINARY(vred_min_bf16_sse41, vred_min_bf16_scalar, uint16_t, min_bf16)
+/*
+ * The kernels of this file, one row each: K(slot, DEFINE, name, args...) defines `name` with
+ * DEFINE(name, args...) and registers it in the table slot; KT(...) likewise, for a kernel with
+ * a masked and a cascade tail (name, cascade_name, ...: VRED_TAIL picks); F(slot, name)
+ * registers a kernel written out above. Defining and registering a kernel is one row here.
+ */
+#define SSE41_KERNELS(K, KT, F)                                                                     \
+    K(bin[VRED_OP_MAX][VRED_INT8], SSE41_BINARY, vred_max_i8_sse41, vred_max_i8_scalar, int8_t, max_i8) \
+    K(bin[VRED_OP_MAX][VRED_UINT8], SSE41_BINARY, vred_max_u8_sse41, vred_max_u8_scalar, uint8_t, max_u8) \
+    K(bin[VRED_OP_MAX][VRED_INT16], SSE41_BINARY, vred_max_i16_sse41, vred_max_i16_scalar, int16_t, max_i16) \
+    K(bin[VRED_OP_MAX][VRED_UINT16], SSE41_BINARY, vred_max_u16_sse41, vred_max_u16_scalar, uint16_t, max_u16) \
+    K(bin[VRED_OP_MAX][VRED_INT32], SSE41_BINARY, vred_max_i32_sse41, vred_max_i32_scalar, int32_t, max_i32) \
+    K(bin[VRED_OP_MAX][VRED_UINT32], SSE41_BINARY, vred_max_u32_sse41, vred_max_u32_scalar, uint32_t, max_u32) \
+    K(bin[VRED_OP_MAX][VRED_INT64], SSE41_BINARY, vred_max_i64_sse41, vred_max_i64_scalar, int64_t, max_i64) \
+    K(bin[VRED_OP_MAX][VRED_UINT64], SSE41_BINARY, vred_max_u64_sse41, vred_max_u64_scalar, uint64_t, max_u64) \
+    K(bin[VRED_OP_MAX][VRED_FLOAT], SSE41_BINARY, vred_max_f32_sse41, vred_max_f32_scalar, float, max_f32) \
+    K(bin[VRED_OP_MAX][VRED_DOUBLE], SSE41_BINARY, vred_max_f64_sse41, vred_max_f64_scalar, double, max_f64) \
+    K(bin[VRED_OP_MAX][VRED_BFLOAT16], SSE41_BINARY, vred_max_bf16_sse41, vred_max_bf16_scalar, uint16_t, max_bf16) \
+    K(bin[VRED_OP_MIN][VRED_INT8], SSE41_BINARY, vred_min_i8_sse41, vred_min_i8_scalar, int8_t, min_i8) \
+    K(bin[VRED_OP_MIN][VRED_UINT8], SSE41_BINARY, vred_min_u8_sse41, vred_min_u8_scalar, uint8_t, min_u8) \
+    K(bin[VRED_OP_MIN][VRED_INT16], SSE41_BINARY, vred_min_i16_sse41, vred_min_i16_scalar, int16_t, min_i16) \
+    K(bin[VRED_OP_MIN][VRED_UINT16], SSE41_BINARY, vred_min_u16_sse41, vred_min_u16_scalar, uint16_t, min_u16) \
+    K(bin[VRED_OP_MIN][VRED_INT32], SSE41_BINARY, vred_min_i32_sse41, vred_min_i32_scalar, int32_t, min_i32) \
+    K(bin[VRED_OP_MIN][VRED_UINT32], SSE41_BINARY, vred_min_u32_sse41, vred_min_u32_scalar, uint32_t, min_u32) \
+    K(bin[VRED_OP_MIN][VRED_INT64], SSE41_BINARY, vred_min_i64_sse41, vred_min_i64_scalar, int64_t, min_i64) \
+    K(bin[VRED_OP_MIN][VRED_UINT64], SSE41_BINARY, vred_min_u64_sse41, vred_min_u64_scalar, uint64_t, min_u64) \
+    K(bin[VRED_OP_MIN][VRED_FLOAT], SSE41_BINARY, vred_min_f32_sse41, vred_min_f32_scalar, float, min_f32) \
+    K(bin[VRED_OP_MIN][VRED_DOUBLE], SSE41_BINARY, vred_min_f64_sse41, vred_min_f64_scalar, double, min_f64) \
+    K(bin[VRED_OP_MIN][VRED_BFLOAT16], SSE41_BINARY, vred_min_bf16_sse41, vred_min_bf16_scalar, uint16_t, min_bf16) \
+    K(bin[VRED_OP_SUM][VRED_UINT8], SSE41_BINARY, vred_sum_u8_sse41, vred_sum_u8_scalar, uint8_t, sum_u8) \
+    K(bin[VRED_OP_SUM][VRED_UINT16], SSE41_BINARY, vred_sum_u16_sse41, vred_sum_u16_scalar, uint16_t, sum_u16) \
+    K(bin[VRED_OP_SUM][VRED_UINT32], SSE41_BINARY, vred_sum_u32_sse41, vred_sum_u32_scalar, uint32_t, sum_u32) \
+    K(bin[VRED_OP_SUM][VRED_UINT64], SSE41_BINARY, vred_sum_u64_sse41, vred_sum_u64_scalar, uint64_t, sum_u64) \
+    K(bin[VRED_OP_SUM][VRED_FLOAT], SSE41_BINARY, vred_sum_f32_sse41, vred_sum_f32_scalar, float, sum_f32) \
+    K(bin[VRED_OP_SUM][VRED_DOUBLE], SSE41_BINARY, vred_sum_f64_sse41, vred_sum_f64_scalar, double, sum_f64) \
+    K(bin[VRED_OP_SUM][VRED_BFLOAT16], SSE41_BINARY, vred_sum_bf16_sse41, vred_sum_bf16_scalar, uint16_t, sum_bf16) \
+    K(bin[VRED_OP_PROD][VRED_UINT8], SSE41_BINARY, vred_prod_u8_sse41, vred_prod_u8_scalar, uint8_t, prod_u8) \
+    K(bin[VRED_OP_PROD][VRED_UINT16], SSE41_BINARY, vred_prod_u16_sse41, vred_prod_u16_scalar, uint16_t, prod_u16) \
+    K(bin[VRED_OP_PROD][VRED_UINT32], SSE41_BINARY, vred_prod_u32_sse41, vred_prod_u32_scalar, uint32_t, prod_u32) \
+    K(bin[VRED_OP_PROD][VRED_FLOAT], SSE41_BINARY, vred_prod_f32_sse41, vred_prod_f32_scalar, float, prod_f32) \
+    K(bin[VRED_OP_PROD][VRED_DOUBLE], SSE41_BINARY, vred_prod_f64_sse41, vred_prod_f64_scalar, double, prod_f64) \
+    K(bin[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX], SSE41_BINARY, vred_prod_c32_sse41, vred_prod_c32_scalar, vred_c32, prod_c32) \
+    K(bin[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX], SSE41_BINARY, vred_prod_c64_sse41, vred_prod_c64_scalar, vred_c64, prod_c64) \
+    K(bin[VRED_OP_PROD][VRED_BFLOAT16], SSE41_BINARY, vred_prod_bf16_sse41, vred_prod_bf16_scalar, uint16_t, prod_bf16) \
+    K(bin[VRED_OP_LAND][VRED_UINT8], SSE41_BINARY, vred_land_u8_sse41, vred_land_u8_scalar, uint8_t, land_u8) \
+    K(bin[VRED_OP_LAND][VRED_UINT16], SSE41_BINARY, vred_land_u16_sse41, vred_land_u16_scalar, uint16_t, land_u16) \
+    K(bin[VRED_OP_LAND][VRED_UINT32], SSE41_BINARY, vred_land_u32_sse41, vred_land_u32_scalar, uint32_t, land_u32) \
+    K(bin[VRED_OP_LAND][VRED_UINT64], SSE41_BINARY, vred_land_u64_sse41, vred_land_u64_scalar, uint64_t, land_u64) \
+    K(bin[VRED_OP_LOR][VRED_UINT8], SSE41_BINARY, vred_lor_u8_sse41, vred_lor_u8_scalar, uint8_t, lor_u8) \
+    K(bin[VRED_OP_LOR][VRED_UINT16], SSE41_BINARY, vred_lor_u16_sse41, vred_lor_u16_scalar, uint16_t, lor_u16) \
+    K(bin[VRED_OP_LOR][VRED_UINT32], SSE41_BINARY, vred_lor_u32_sse41, vred_lor_u32_scalar, uint32_t, lor_u32) \
+    K(bin[VRED_OP_LOR][VRED_UINT64], SSE41_BINARY, vred_lor_u64_sse41, vred_lor_u64_scalar, uint64_t, lor_u64) \
+    K(bin[VRED_OP_LXOR][VRED_UINT8], SSE41_BINARY, vred_lxor_u8_sse41, vred_lxor_u8_scalar, uint8_t, lxor_u8) \
+    K(bin[VRED_OP_LXOR][VRED_UINT16], SSE41_BINARY, vred_lxor_u16_sse41, vred_lxor_u16_scalar, uint16_t, lxor_u16) \
+    K(bin[VRED_OP_LXOR][VRED_UINT32], SSE41_BINARY, vred_lxor_u32_sse41, vred_lxor_u32_scalar, uint32_t, lxor_u32) \
+    K(bin[VRED_OP_LXOR][VRED_UINT64], SSE41_BINARY, vred_lxor_u64_sse41, vred_lxor_u64_scalar, uint64_t, lxor_u64) \
+    K(bin[VRED_OP_BAND][VRED_UINT8], SSE41_BINARY, vred_band_u8_sse41, vred_band_u8_scalar, uint8_t, band_u8) \
+    K(bin[VRED_OP_BOR][VRED_UINT8], SSE41_BINARY, vred_bor_u8_sse41, vred_bor_u8_scalar, uint8_t, bor_u8) \
+    K(bin[VRED_OP_BXOR][VRED_UINT8], SSE41_BINARY, vred_bxor_u8_sse41, vred_bxor_u8_scalar, uint8_t, bxor_u8) \
+    K(bin[VRED_OP_MAXLOC][VRED_FLOAT_INT], SSE41_BINARY, vred_maxloc_float_int_sse41, vred_maxloc_float_int_scalar, vred_float_int, maxloc_float_int) \
+    K(bin[VRED_OP_MAXLOC][VRED_2INT], SSE41_BINARY, vred_maxloc_2int_sse41, vred_maxloc_2int_scalar, vred_2int, maxloc_2int) \
+    K(bin[VRED_OP_MAXLOC][VRED_2FLOAT], SSE41_BINARY, vred_maxloc_2float_sse41, vred_maxloc_2float_scalar, vred_2float, maxloc_2float) \
+    K(bin[VRED_OP_MAXLOC][VRED_2DOUBLE], SSE41_BINARY, vred_maxloc_2double_sse41, vred_maxloc_2double_scalar, vred_2double, maxloc_2double) \
+    K(bin[VRED_OP_MINLOC][VRED_FLOAT_INT], SSE41_BINARY, vred_minloc_float_int_sse41, vred_minloc_float_int_scalar, vred_float_int, minloc_float_int) \
+    K(bin[VRED_OP_MINLOC][VRED_2INT], SSE41_BINARY, vred_minloc_2int_sse41, vred_minloc_2int_scalar, vred_2int, minloc_2int) \
+    K(bin[VRED_OP_MINLOC][VRED_2FLOAT], SSE41_BINARY, vred_minloc_2float_sse41, vred_minloc_2float_scalar, vred_2float, minloc_2float) \
+    K(bin[VRED_OP_MINLOC][VRED_2DOUBLE], SSE41_BINARY, vred_minloc_2double_sse41, vred_minloc_2double_scalar, vred_2double, minloc_2double)
+SSE41_KERNELS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
 
 /* ---- the table ----------------------------------------------------------------------------- */
-void vred_fill_sse41(vred_kernel_table *t)
+void vred_fill_sse41(vred_kernel_table *t, int masked_tail)
 {
-    vred_binary_fn (*b)[VRED_TYPE_COUNT] = t->bin;
-
-    b[VRED_OP_MAX][VRED_INT8] = vred_max_i8_sse41;
-    b[VRED_OP_MAX][VRED_UINT8] = vred_max_u8_sse41;
-    b[VRED_OP_MAX][VRED_INT16] = vred_max_i16_sse41;
-    b[VRED_OP_MAX][VRED_UINT16] = vred_max_u16_sse41;
-    b[VRED_OP_MAX][VRED_INT32] = vred_max_i32_sse41;
-    b[VRED_OP_MAX][VRED_UINT32] = vred_max_u32_sse41;
-    b[VRED_OP_MAX][VRED_INT64] = vred_max_i64_sse41;
-    b[VRED_OP_MAX][VRED_UINT64] = vred_max_u64_sse41;
-    b[VRED_OP_MAX][VRED_FLOAT] = vred_max_f32_sse41;
-    b[VRED_OP_MAX][VRED_DOUBLE] = vred_max_f64_sse41;
-    b[VRED_OP_MAX][VRED_BFLOAT16] = vred_max_bf16_sse41;
-
-    b[VRED_OP_MIN][VRED_INT8] = vred_min_i8_sse41;
-    b[VRED_OP_MIN][VRED_UINT8] = vred_min_u8_sse41;
-    b[VRED_OP_MIN][VRED_INT16] = vred_min_i16_sse41;
-    b[VRED_OP_MIN][VRED_UINT16] = vred_min_u16_sse41;
-    b[VRED_OP_MIN][VRED_INT32] = vred_min_i32_sse41;
-    b[VRED_OP_MIN][VRED_UINT32] = vred_min_u32_sse41;
-    b[VRED_OP_MIN][VRED_INT64] = vred_min_i64_sse41;
-    b[VRED_OP_MIN][VRED_UINT64] = vred_min_u64_sse41;
-    b[VRED_OP_MIN][VRED_FLOAT] = vred_min_f32_sse41;
-    b[VRED_OP_MIN][VRED_DOUBLE] = vred_min_f64_sse41;
-    b[VRED_OP_MIN][VRED_BFLOAT16] = vred_min_bf16_sse41;
-
-    b[VRED_OP_SUM][VRED_UINT8] = vred_sum_u8_sse41;
-    b[VRED_OP_SUM][VRED_UINT16] = vred_sum_u16_sse41;
-    b[VRED_OP_SUM][VRED_UINT32] = vred_sum_u32_sse41;
-    b[VRED_OP_SUM][VRED_UINT64] = vred_sum_u64_sse41;
-    b[VRED_OP_SUM][VRED_FLOAT] = vred_sum_f32_sse41;
-    b[VRED_OP_SUM][VRED_DOUBLE] = vred_sum_f64_sse41;
-    b[VRED_OP_SUM][VRED_BFLOAT16] = vred_sum_bf16_sse41;
-
-    b[VRED_OP_PROD][VRED_UINT8] = vred_prod_u8_sse41;
-    b[VRED_OP_PROD][VRED_UINT16] = vred_prod_u16_sse41;
-    b[VRED_OP_PROD][VRED_UINT32] = vred_prod_u32_sse41;
-    b[VRED_OP_PROD][VRED_FLOAT] = vred_prod_f32_sse41;
-    b[VRED_OP_PROD][VRED_DOUBLE] = vred_prod_f64_sse41;
-    b[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX] = vred_prod_c32_sse41;
-    b[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX] = vred_prod_c64_sse41;
-    b[VRED_OP_PROD][VRED_BFLOAT16] = vred_prod_bf16_sse41;
-
-    b[VRED_OP_LAND][VRED_UINT8] = vred_land_u8_sse41;
-    b[VRED_OP_LAND][VRED_UINT16] = vred_land_u16_sse41;
-    b[VRED_OP_LAND][VRED_UINT32] = vred_land_u32_sse41;
-    b[VRED_OP_LAND][VRED_UINT64] = vred_land_u64_sse41;
-    b[VRED_OP_LOR][VRED_UINT8] = vred_lor_u8_sse41;
-    b[VRED_OP_LOR][VRED_UINT16] = vred_lor_u16_sse41;
-    b[VRED_OP_LOR][VRED_UINT32] = vred_lor_u32_sse41;
-    b[VRED_OP_LOR][VRED_UINT64] = vred_lor_u64_sse41;
-    b[VRED_OP_LXOR][VRED_UINT8] = vred_lxor_u8_sse41;
-    b[VRED_OP_LXOR][VRED_UINT16] = vred_lxor_u16_sse41;
-    b[VRED_OP_LXOR][VRED_UINT32] = vred_lxor_u32_sse41;
-    b[VRED_OP_LXOR][VRED_UINT64] = vred_lxor_u64_sse41;
-
-    b[VRED_OP_BAND][VRED_UINT8] = vred_band_u8_sse41;
-    b[VRED_OP_BOR][VRED_UINT8] = vred_bor_u8_sse41;
-    b[VRED_OP_BXOR][VRED_UINT8] = vred_bxor_u8_sse41;
-
-    b[VRED_OP_MAXLOC][VRED_FLOAT_INT] = vred_maxloc_float_int_sse41;
-    b[VRED_OP_MAXLOC][VRED_2INT] = vred_maxloc_2int_sse41;
-    b[VRED_OP_MAXLOC][VRED_2FLOAT] = vred_maxloc_2float_sse41;
-    b[VRED_OP_MAXLOC][VRED_2DOUBLE] = vred_maxloc_2double_sse41;
-    b[VRED_OP_MINLOC][VRED_FLOAT_INT] = vred_minloc_float_int_sse41;
-    b[VRED_OP_MINLOC][VRED_2INT] = vred_minloc_2int_sse41;
-    b[VRED_OP_MINLOC][VRED_2FLOAT] = vred_minloc_2float_sse41;
-    b[VRED_OP_MINLOC][VRED_2DOUBLE] = vred_minloc_2double_sse41;
+    (void)masked_tail;
+    SSE41_KERNELS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
 }

@@ -16,8 +16,8 @@
  * Inactive lanes of a tail are zero (zeroing loads), computed on harmlessly and never stored.
  */
 #include <arm_sve.h>
-#include "kernel.h"
-#include "simd_body.h"
+#include "kernels/kernel.h"
+#include "kernels/simd_body.h"
 
 unsigned vred_sve_vector_bits(void) { return (unsigned)svcntb() * 8u; }
 
@@ -274,71 +274,6 @@ HALF_CMP(max_f16, widen_f16, svcmpgt_f32)
 HALF_CMP(min_f16, widen_f16, svcmplt_f32)
 
 /* ---- the kernels --------------------------------------------------------------------------- */
-SVE_BINARY(vred_max_i8_sve, vred_max_i8_sve_cascade, vred_max_i8_neon, int8_t, max_i8)
-SVE_BINARY(vred_max_u8_sve, vred_max_u8_sve_cascade, vred_max_u8_neon, uint8_t, max_u8)
-SVE_BINARY(vred_max_i16_sve, vred_max_i16_sve_cascade, vred_max_i16_neon, int16_t, max_i16)
-SVE_BINARY(vred_max_u16_sve, vred_max_u16_sve_cascade, vred_max_u16_neon, uint16_t, max_u16)
-SVE_BINARY(vred_max_i32_sve, vred_max_i32_sve_cascade, vred_max_i32_neon, int32_t, max_i32)
-SVE_BINARY(vred_max_u32_sve, vred_max_u32_sve_cascade, vred_max_u32_neon, uint32_t, max_u32)
-SVE_BINARY(vred_max_i64_sve, vred_max_i64_sve_cascade, vred_max_i64_neon, int64_t, max_i64)
-SVE_BINARY(vred_max_u64_sve, vred_max_u64_sve_cascade, vred_max_u64_neon, uint64_t, max_u64)
-SVE_BINARY(vred_min_i8_sve, vred_min_i8_sve_cascade, vred_min_i8_neon, int8_t, min_i8)
-SVE_BINARY(vred_min_u8_sve, vred_min_u8_sve_cascade, vred_min_u8_neon, uint8_t, min_u8)
-SVE_BINARY(vred_min_i16_sve, vred_min_i16_sve_cascade, vred_min_i16_neon, int16_t, min_i16)
-SVE_BINARY(vred_min_u16_sve, vred_min_u16_sve_cascade, vred_min_u16_neon, uint16_t, min_u16)
-SVE_BINARY(vred_min_i32_sve, vred_min_i32_sve_cascade, vred_min_i32_neon, int32_t, min_i32)
-SVE_BINARY(vred_min_u32_sve, vred_min_u32_sve_cascade, vred_min_u32_neon, uint32_t, min_u32)
-SVE_BINARY(vred_min_i64_sve, vred_min_i64_sve_cascade, vred_min_i64_neon, int64_t, min_i64)
-SVE_BINARY(vred_min_u64_sve, vred_min_u64_sve_cascade, vred_min_u64_neon, uint64_t, min_u64)
-SVE_BINARY(vred_sum_u8_sve, vred_sum_u8_sve_cascade, vred_sum_u8_neon, uint8_t, sum_u8)
-SVE_BINARY(vred_sum_u16_sve, vred_sum_u16_sve_cascade, vred_sum_u16_neon, uint16_t, sum_u16)
-SVE_BINARY(vred_sum_u32_sve, vred_sum_u32_sve_cascade, vred_sum_u32_neon, uint32_t, sum_u32)
-SVE_BINARY(vred_sum_u64_sve, vred_sum_u64_sve_cascade, vred_sum_u64_neon, uint64_t, sum_u64)
-SVE_BINARY(vred_prod_u8_sve, vred_prod_u8_sve_cascade, vred_prod_u8_neon, uint8_t, prod_u8)
-SVE_BINARY(vred_prod_u16_sve, vred_prod_u16_sve_cascade, vred_prod_u16_neon, uint16_t, prod_u16)
-SVE_BINARY(vred_prod_u32_sve, vred_prod_u32_sve_cascade, vred_prod_u32_neon, uint32_t, prod_u32)
-SVE_BINARY(vred_prod_u64_sve, vred_prod_u64_sve_cascade, vred_prod_u64_neon, uint64_t, prod_u64)
-SVE_BINARY(vred_land_u8_sve, vred_land_u8_sve_cascade, vred_land_u8_neon, uint8_t, land_u8)
-SVE_BINARY(vred_land_u16_sve, vred_land_u16_sve_cascade, vred_land_u16_neon, uint16_t, land_u16)
-SVE_BINARY(vred_land_u32_sve, vred_land_u32_sve_cascade, vred_land_u32_neon, uint32_t, land_u32)
-SVE_BINARY(vred_land_u64_sve, vred_land_u64_sve_cascade, vred_land_u64_neon, uint64_t, land_u64)
-SVE_BINARY(vred_lor_u8_sve, vred_lor_u8_sve_cascade, vred_lor_u8_neon, uint8_t, lor_u8)
-SVE_BINARY(vred_lor_u16_sve, vred_lor_u16_sve_cascade, vred_lor_u16_neon, uint16_t, lor_u16)
-SVE_BINARY(vred_lor_u32_sve, vred_lor_u32_sve_cascade, vred_lor_u32_neon, uint32_t, lor_u32)
-SVE_BINARY(vred_lor_u64_sve, vred_lor_u64_sve_cascade, vred_lor_u64_neon, uint64_t, lor_u64)
-SVE_BINARY(vred_lxor_u8_sve, vred_lxor_u8_sve_cascade, vred_lxor_u8_neon, uint8_t, lxor_u8)
-SVE_BINARY(vred_lxor_u16_sve, vred_lxor_u16_sve_cascade, vred_lxor_u16_neon, uint16_t, lxor_u16)
-SVE_BINARY(vred_lxor_u32_sve, vred_lxor_u32_sve_cascade, vred_lxor_u32_neon, uint32_t, lxor_u32)
-SVE_BINARY(vred_lxor_u64_sve, vred_lxor_u64_sve_cascade, vred_lxor_u64_neon, uint64_t, lxor_u64)
-SVE_BINARY(vred_band_u8_sve, vred_band_u8_sve_cascade, vred_band_u8_neon, uint8_t, band_u8)
-SVE_BINARY(vred_bor_u8_sve, vred_bor_u8_sve_cascade, vred_bor_u8_neon, uint8_t, bor_u8)
-SVE_BINARY(vred_bxor_u8_sve, vred_bxor_u8_sve_cascade, vred_bxor_u8_neon, uint8_t, bxor_u8)
-SVE_BINARY(vred_max_f32_sve, vred_max_f32_sve_cascade, vred_max_f32_neon, float, max_f32)
-SVE_BINARY(vred_min_f32_sve, vred_min_f32_sve_cascade, vred_min_f32_neon, float, min_f32)
-SVE_BINARY(vred_sum_f32_sve, vred_sum_f32_sve_cascade, vred_sum_f32_neon, float, sum_f32)
-SVE_BINARY(vred_prod_f32_sve, vred_prod_f32_sve_cascade, vred_prod_f32_neon, float, prod_f32)
-SVE_BINARY(vred_max_f64_sve, vred_max_f64_sve_cascade, vred_max_f64_neon, double, max_f64)
-SVE_BINARY(vred_min_f64_sve, vred_min_f64_sve_cascade, vred_min_f64_neon, double, min_f64)
-SVE_BINARY(vred_sum_f64_sve, vred_sum_f64_sve_cascade, vred_sum_f64_neon, double, sum_f64)
-SVE_BINARY(vred_prod_f64_sve, vred_prod_f64_sve_cascade, vred_prod_f64_neon, double, prod_f64)
-SVE_BINARY(vred_prod_c32_sve, vred_prod_c32_sve_cascade, vred_prod_c32_neon, vred_c32, prod_c32)
-SVE_BINARY(vred_prod_c64_sve, vred_prod_c64_sve_cascade, vred_prod_c64_neon, vred_c64, prod_c64)
-SVE_BINARY(vred_maxloc_float_int_sve, vred_maxloc_float_int_sve_cascade, vred_maxloc_float_int_neon, vred_float_int, maxloc_float_int)
-SVE_BINARY(vred_minloc_float_int_sve, vred_minloc_float_int_sve_cascade, vred_minloc_float_int_neon, vred_float_int, minloc_float_int)
-SVE_BINARY(vred_maxloc_2int_sve, vred_maxloc_2int_sve_cascade, vred_maxloc_2int_neon, vred_2int, maxloc_2int)
-SVE_BINARY(vred_minloc_2int_sve, vred_minloc_2int_sve_cascade, vred_minloc_2int_neon, vred_2int, minloc_2int)
-SVE_BINARY(vred_maxloc_2float_sve, vred_maxloc_2float_sve_cascade, vred_maxloc_2float_neon, vred_2float, maxloc_2float)
-SVE_BINARY(vred_minloc_2float_sve, vred_minloc_2float_sve_cascade, vred_minloc_2float_neon, vred_2float, minloc_2float)
-SVE_BINARY(vred_maxloc_2double_sve, vred_maxloc_2double_sve_cascade, vred_maxloc_2double_neon, vred_2double, maxloc_2double)
-SVE_BINARY(vred_minloc_2double_sve, vred_minloc_2double_sve_cascade, vred_minloc_2double_neon, vred_2double, minloc_2double)
-SVE_HALF(vred_sum_bf16_sve, vred_sum_bf16_sve_cascade, vred_sum_bf16_neon, sum_bf16)
-SVE_HALF(vred_prod_bf16_sve, vred_prod_bf16_sve_cascade, vred_prod_bf16_neon, prod_bf16)
-SVE_HALF(vred_max_bf16_sve, vred_max_bf16_sve_cascade, vred_max_bf16_neon, max_bf16)
-SVE_HALF(vred_min_bf16_sve, vred_min_bf16_sve_cascade, vred_min_bf16_neon, min_bf16)
-SVE_HALF(vred_sum_f16_sve, vred_sum_f16_sve_cascade, vred_sum_f16_neon, sum_f16)
-SVE_HALF(vred_prod_f16_sve, vred_prod_f16_sve_cascade, vred_prod_f16_neon, prod_f16)
-SVE_HALF(vred_max_f16_sve, vred_max_f16_sve_cascade, vred_max_f16_neon, max_f16)
-SVE_HALF(vred_min_f16_sve, vred_min_f16_sve_cascade, vred_min_f16_neon, min_f16)
 
 /* ---- half precision with float32 accumulation (n-ary form); predicated loops only ---------- */
 static inline svfloat32_t acc_max(svbool_t pg, svfloat32_t x, svfloat32_t y) { return svsel_f32(svcmpgt_f32(pg, y, x), y, x); }
@@ -356,14 +291,6 @@ static inline svfloat32_t acc_prod(svbool_t pg, svfloat32_t x, svfloat32_t y) { 
             svst1_f32(pg, acc + i, FOP(pg, x, y));                                              \
         }                                                                                       \
     }
-SVE_HALF_ACC(vred_acc_max_bf16_sve, widen_bf16, acc_max)
-SVE_HALF_ACC(vred_acc_min_bf16_sve, widen_bf16, acc_min)
-SVE_HALF_ACC(vred_acc_sum_bf16_sve, widen_bf16, acc_sum)
-SVE_HALF_ACC(vred_acc_prod_bf16_sve, widen_bf16, acc_prod)
-SVE_HALF_ACC(vred_acc_max_f16_sve, widen_f16, acc_max)
-SVE_HALF_ACC(vred_acc_min_f16_sve, widen_f16, acc_min)
-SVE_HALF_ACC(vred_acc_sum_f16_sve, widen_f16, acc_sum)
-SVE_HALF_ACC(vred_acc_prod_f16_sve, widen_f16, acc_prod)
 
 #define SVE_WIDEN(name, WIDEN)                                                                  \
     static void name(const void *a_, float *o, size_t n)                                        \
@@ -383,91 +310,95 @@ SVE_HALF_ACC(vred_acc_prod_f16_sve, widen_f16, acc_prod)
             svst1h_u32(pg, o + i, NARROW(svld1_f32(pg, a + i)));                                \
         }                                                                                       \
     }
-SVE_WIDEN(vred_widen_bf16_sve, widen_bf16)
-SVE_WIDEN(vred_widen_f16_sve, widen_f16)
-SVE_NARROW(vred_narrow_bf16_sve, narrow_bf16)
-SVE_NARROW(vred_narrow_f16_sve, narrow_f16)
+/*
+ * The kernels of this file, one row each: K(slot, DEFINE, name, args...) defines `name` with
+ * DEFINE(name, args...) and registers it in the table slot; KT(...) likewise, for a kernel with
+ * a masked and a cascade tail (name, cascade_name, ...: VRED_TAIL picks); F(slot, name)
+ * registers a kernel written out above. Defining and registering a kernel is one row here.
+ */
+#define SVE_KERNELS(K, KT, F)                                                                       \
+    KT(bin[VRED_OP_MAX][VRED_INT8], SVE_BINARY, vred_max_i8_sve, vred_max_i8_sve_cascade, vred_max_i8_neon, int8_t, max_i8) \
+    KT(bin[VRED_OP_MAX][VRED_UINT8], SVE_BINARY, vred_max_u8_sve, vred_max_u8_sve_cascade, vred_max_u8_neon, uint8_t, max_u8) \
+    KT(bin[VRED_OP_MAX][VRED_INT16], SVE_BINARY, vred_max_i16_sve, vred_max_i16_sve_cascade, vred_max_i16_neon, int16_t, max_i16) \
+    KT(bin[VRED_OP_MAX][VRED_UINT16], SVE_BINARY, vred_max_u16_sve, vred_max_u16_sve_cascade, vred_max_u16_neon, uint16_t, max_u16) \
+    KT(bin[VRED_OP_MAX][VRED_INT32], SVE_BINARY, vred_max_i32_sve, vred_max_i32_sve_cascade, vred_max_i32_neon, int32_t, max_i32) \
+    KT(bin[VRED_OP_MAX][VRED_UINT32], SVE_BINARY, vred_max_u32_sve, vred_max_u32_sve_cascade, vred_max_u32_neon, uint32_t, max_u32) \
+    KT(bin[VRED_OP_MAX][VRED_INT64], SVE_BINARY, vred_max_i64_sve, vred_max_i64_sve_cascade, vred_max_i64_neon, int64_t, max_i64) \
+    KT(bin[VRED_OP_MAX][VRED_UINT64], SVE_BINARY, vred_max_u64_sve, vred_max_u64_sve_cascade, vred_max_u64_neon, uint64_t, max_u64) \
+    KT(bin[VRED_OP_MIN][VRED_INT8], SVE_BINARY, vred_min_i8_sve, vred_min_i8_sve_cascade, vred_min_i8_neon, int8_t, min_i8) \
+    KT(bin[VRED_OP_MIN][VRED_UINT8], SVE_BINARY, vred_min_u8_sve, vred_min_u8_sve_cascade, vred_min_u8_neon, uint8_t, min_u8) \
+    KT(bin[VRED_OP_MIN][VRED_INT16], SVE_BINARY, vred_min_i16_sve, vred_min_i16_sve_cascade, vred_min_i16_neon, int16_t, min_i16) \
+    KT(bin[VRED_OP_MIN][VRED_UINT16], SVE_BINARY, vred_min_u16_sve, vred_min_u16_sve_cascade, vred_min_u16_neon, uint16_t, min_u16) \
+    KT(bin[VRED_OP_MIN][VRED_INT32], SVE_BINARY, vred_min_i32_sve, vred_min_i32_sve_cascade, vred_min_i32_neon, int32_t, min_i32) \
+    KT(bin[VRED_OP_MIN][VRED_UINT32], SVE_BINARY, vred_min_u32_sve, vred_min_u32_sve_cascade, vred_min_u32_neon, uint32_t, min_u32) \
+    KT(bin[VRED_OP_MIN][VRED_INT64], SVE_BINARY, vred_min_i64_sve, vred_min_i64_sve_cascade, vred_min_i64_neon, int64_t, min_i64) \
+    KT(bin[VRED_OP_MIN][VRED_UINT64], SVE_BINARY, vred_min_u64_sve, vred_min_u64_sve_cascade, vred_min_u64_neon, uint64_t, min_u64) \
+    KT(bin[VRED_OP_SUM][VRED_UINT8], SVE_BINARY, vred_sum_u8_sve, vred_sum_u8_sve_cascade, vred_sum_u8_neon, uint8_t, sum_u8) \
+    KT(bin[VRED_OP_SUM][VRED_UINT16], SVE_BINARY, vred_sum_u16_sve, vred_sum_u16_sve_cascade, vred_sum_u16_neon, uint16_t, sum_u16) \
+    KT(bin[VRED_OP_SUM][VRED_UINT32], SVE_BINARY, vred_sum_u32_sve, vred_sum_u32_sve_cascade, vred_sum_u32_neon, uint32_t, sum_u32) \
+    KT(bin[VRED_OP_SUM][VRED_UINT64], SVE_BINARY, vred_sum_u64_sve, vred_sum_u64_sve_cascade, vred_sum_u64_neon, uint64_t, sum_u64) \
+    KT(bin[VRED_OP_PROD][VRED_UINT8], SVE_BINARY, vred_prod_u8_sve, vred_prod_u8_sve_cascade, vred_prod_u8_neon, uint8_t, prod_u8) \
+    KT(bin[VRED_OP_PROD][VRED_UINT16], SVE_BINARY, vred_prod_u16_sve, vred_prod_u16_sve_cascade, vred_prod_u16_neon, uint16_t, prod_u16) \
+    KT(bin[VRED_OP_PROD][VRED_UINT32], SVE_BINARY, vred_prod_u32_sve, vred_prod_u32_sve_cascade, vred_prod_u32_neon, uint32_t, prod_u32) \
+    KT(bin[VRED_OP_PROD][VRED_UINT64], SVE_BINARY, vred_prod_u64_sve, vred_prod_u64_sve_cascade, vred_prod_u64_neon, uint64_t, prod_u64) \
+    KT(bin[VRED_OP_LAND][VRED_UINT8], SVE_BINARY, vred_land_u8_sve, vred_land_u8_sve_cascade, vred_land_u8_neon, uint8_t, land_u8) \
+    KT(bin[VRED_OP_LAND][VRED_UINT16], SVE_BINARY, vred_land_u16_sve, vred_land_u16_sve_cascade, vred_land_u16_neon, uint16_t, land_u16) \
+    KT(bin[VRED_OP_LAND][VRED_UINT32], SVE_BINARY, vred_land_u32_sve, vred_land_u32_sve_cascade, vred_land_u32_neon, uint32_t, land_u32) \
+    KT(bin[VRED_OP_LAND][VRED_UINT64], SVE_BINARY, vred_land_u64_sve, vred_land_u64_sve_cascade, vred_land_u64_neon, uint64_t, land_u64) \
+    KT(bin[VRED_OP_LOR][VRED_UINT8], SVE_BINARY, vred_lor_u8_sve, vred_lor_u8_sve_cascade, vred_lor_u8_neon, uint8_t, lor_u8) \
+    KT(bin[VRED_OP_LOR][VRED_UINT16], SVE_BINARY, vred_lor_u16_sve, vred_lor_u16_sve_cascade, vred_lor_u16_neon, uint16_t, lor_u16) \
+    KT(bin[VRED_OP_LOR][VRED_UINT32], SVE_BINARY, vred_lor_u32_sve, vred_lor_u32_sve_cascade, vred_lor_u32_neon, uint32_t, lor_u32) \
+    KT(bin[VRED_OP_LOR][VRED_UINT64], SVE_BINARY, vred_lor_u64_sve, vred_lor_u64_sve_cascade, vred_lor_u64_neon, uint64_t, lor_u64) \
+    KT(bin[VRED_OP_LXOR][VRED_UINT8], SVE_BINARY, vred_lxor_u8_sve, vred_lxor_u8_sve_cascade, vred_lxor_u8_neon, uint8_t, lxor_u8) \
+    KT(bin[VRED_OP_LXOR][VRED_UINT16], SVE_BINARY, vred_lxor_u16_sve, vred_lxor_u16_sve_cascade, vred_lxor_u16_neon, uint16_t, lxor_u16) \
+    KT(bin[VRED_OP_LXOR][VRED_UINT32], SVE_BINARY, vred_lxor_u32_sve, vred_lxor_u32_sve_cascade, vred_lxor_u32_neon, uint32_t, lxor_u32) \
+    KT(bin[VRED_OP_LXOR][VRED_UINT64], SVE_BINARY, vred_lxor_u64_sve, vred_lxor_u64_sve_cascade, vred_lxor_u64_neon, uint64_t, lxor_u64) \
+    KT(bin[VRED_OP_BAND][VRED_UINT8], SVE_BINARY, vred_band_u8_sve, vred_band_u8_sve_cascade, vred_band_u8_neon, uint8_t, band_u8) \
+    KT(bin[VRED_OP_BOR][VRED_UINT8], SVE_BINARY, vred_bor_u8_sve, vred_bor_u8_sve_cascade, vred_bor_u8_neon, uint8_t, bor_u8) \
+    KT(bin[VRED_OP_BXOR][VRED_UINT8], SVE_BINARY, vred_bxor_u8_sve, vred_bxor_u8_sve_cascade, vred_bxor_u8_neon, uint8_t, bxor_u8) \
+    KT(bin[VRED_OP_MAX][VRED_FLOAT], SVE_BINARY, vred_max_f32_sve, vred_max_f32_sve_cascade, vred_max_f32_neon, float, max_f32) \
+    KT(bin[VRED_OP_MIN][VRED_FLOAT], SVE_BINARY, vred_min_f32_sve, vred_min_f32_sve_cascade, vred_min_f32_neon, float, min_f32) \
+    KT(bin[VRED_OP_SUM][VRED_FLOAT], SVE_BINARY, vred_sum_f32_sve, vred_sum_f32_sve_cascade, vred_sum_f32_neon, float, sum_f32) \
+    KT(bin[VRED_OP_PROD][VRED_FLOAT], SVE_BINARY, vred_prod_f32_sve, vred_prod_f32_sve_cascade, vred_prod_f32_neon, float, prod_f32) \
+    KT(bin[VRED_OP_MAX][VRED_DOUBLE], SVE_BINARY, vred_max_f64_sve, vred_max_f64_sve_cascade, vred_max_f64_neon, double, max_f64) \
+    KT(bin[VRED_OP_MIN][VRED_DOUBLE], SVE_BINARY, vred_min_f64_sve, vred_min_f64_sve_cascade, vred_min_f64_neon, double, min_f64) \
+    KT(bin[VRED_OP_SUM][VRED_DOUBLE], SVE_BINARY, vred_sum_f64_sve, vred_sum_f64_sve_cascade, vred_sum_f64_neon, double, sum_f64) \
+    KT(bin[VRED_OP_PROD][VRED_DOUBLE], SVE_BINARY, vred_prod_f64_sve, vred_prod_f64_sve_cascade, vred_prod_f64_neon, double, prod_f64) \
+    KT(bin[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX], SVE_BINARY, vred_prod_c32_sve, vred_prod_c32_sve_cascade, vred_prod_c32_neon, vred_c32, prod_c32) \
+    KT(bin[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX], SVE_BINARY, vred_prod_c64_sve, vred_prod_c64_sve_cascade, vred_prod_c64_neon, vred_c64, prod_c64) \
+    KT(bin[VRED_OP_MAXLOC][VRED_FLOAT_INT], SVE_BINARY, vred_maxloc_float_int_sve, vred_maxloc_float_int_sve_cascade, vred_maxloc_float_int_neon, vred_float_int, maxloc_float_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_FLOAT_INT], SVE_BINARY, vred_minloc_float_int_sve, vred_minloc_float_int_sve_cascade, vred_minloc_float_int_neon, vred_float_int, minloc_float_int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_2INT], SVE_BINARY, vred_maxloc_2int_sve, vred_maxloc_2int_sve_cascade, vred_maxloc_2int_neon, vred_2int, maxloc_2int) \
+    KT(bin[VRED_OP_MINLOC][VRED_2INT], SVE_BINARY, vred_minloc_2int_sve, vred_minloc_2int_sve_cascade, vred_minloc_2int_neon, vred_2int, minloc_2int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_2FLOAT], SVE_BINARY, vred_maxloc_2float_sve, vred_maxloc_2float_sve_cascade, vred_maxloc_2float_neon, vred_2float, maxloc_2float) \
+    KT(bin[VRED_OP_MINLOC][VRED_2FLOAT], SVE_BINARY, vred_minloc_2float_sve, vred_minloc_2float_sve_cascade, vred_minloc_2float_neon, vred_2float, minloc_2float) \
+    KT(bin[VRED_OP_MAXLOC][VRED_2DOUBLE], SVE_BINARY, vred_maxloc_2double_sve, vred_maxloc_2double_sve_cascade, vred_maxloc_2double_neon, vred_2double, maxloc_2double) \
+    KT(bin[VRED_OP_MINLOC][VRED_2DOUBLE], SVE_BINARY, vred_minloc_2double_sve, vred_minloc_2double_sve_cascade, vred_minloc_2double_neon, vred_2double, minloc_2double) \
+    KT(bin[VRED_OP_SUM][VRED_BFLOAT16], SVE_HALF, vred_sum_bf16_sve, vred_sum_bf16_sve_cascade, vred_sum_bf16_neon, sum_bf16) \
+    KT(bin[VRED_OP_PROD][VRED_BFLOAT16], SVE_HALF, vred_prod_bf16_sve, vred_prod_bf16_sve_cascade, vred_prod_bf16_neon, prod_bf16) \
+    KT(bin[VRED_OP_MAX][VRED_BFLOAT16], SVE_HALF, vred_max_bf16_sve, vred_max_bf16_sve_cascade, vred_max_bf16_neon, max_bf16) \
+    KT(bin[VRED_OP_MIN][VRED_BFLOAT16], SVE_HALF, vred_min_bf16_sve, vred_min_bf16_sve_cascade, vred_min_bf16_neon, min_bf16) \
+    KT(bin[VRED_OP_SUM][VRED_FLOAT16], SVE_HALF, vred_sum_f16_sve, vred_sum_f16_sve_cascade, vred_sum_f16_neon, sum_f16) \
+    KT(bin[VRED_OP_PROD][VRED_FLOAT16], SVE_HALF, vred_prod_f16_sve, vred_prod_f16_sve_cascade, vred_prod_f16_neon, prod_f16) \
+    KT(bin[VRED_OP_MAX][VRED_FLOAT16], SVE_HALF, vred_max_f16_sve, vred_max_f16_sve_cascade, vred_max_f16_neon, max_f16) \
+    KT(bin[VRED_OP_MIN][VRED_FLOAT16], SVE_HALF, vred_min_f16_sve, vred_min_f16_sve_cascade, vred_min_f16_neon, min_f16) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MAX], SVE_HALF_ACC, vred_acc_max_bf16_sve, widen_bf16, acc_max) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_MIN], SVE_HALF_ACC, vred_acc_min_bf16_sve, widen_bf16, acc_min) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_SUM], SVE_HALF_ACC, vred_acc_sum_bf16_sve, widen_bf16, acc_sum) \
+    K(half_acc[VRED_HALF_BF16][VRED_HOP_PROD], SVE_HALF_ACC, vred_acc_prod_bf16_sve, widen_bf16, acc_prod) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MAX], SVE_HALF_ACC, vred_acc_max_f16_sve, widen_f16, acc_max) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_MIN], SVE_HALF_ACC, vred_acc_min_f16_sve, widen_f16, acc_min) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_SUM], SVE_HALF_ACC, vred_acc_sum_f16_sve, widen_f16, acc_sum) \
+    K(half_acc[VRED_HALF_F16][VRED_HOP_PROD], SVE_HALF_ACC, vred_acc_prod_f16_sve, widen_f16, acc_prod) \
+    K(half_widen[VRED_HALF_BF16], SVE_WIDEN, vred_widen_bf16_sve, widen_bf16)                       \
+    K(half_widen[VRED_HALF_F16], SVE_WIDEN, vred_widen_f16_sve, widen_f16)                          \
+    K(half_narrow[VRED_HALF_BF16], SVE_NARROW, vred_narrow_bf16_sve, narrow_bf16)                   \
+    K(half_narrow[VRED_HALF_F16], SVE_NARROW, vred_narrow_f16_sve, narrow_f16)
+SVE_KERNELS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
 
 /* ---- the table ----------------------------------------------------------------------------- */
-#define SET(op, type, masked_fn, cascade_fn) t->bin[op][type] = masked_tail ? masked_fn : cascade_fn
 void vred_fill_sve(vred_kernel_table *t, int masked_tail)
 {
-    SET(VRED_OP_MAX, VRED_INT8, vred_max_i8_sve, vred_max_i8_sve_cascade);
-    SET(VRED_OP_MAX, VRED_UINT8, vred_max_u8_sve, vred_max_u8_sve_cascade);
-    SET(VRED_OP_MAX, VRED_INT16, vred_max_i16_sve, vred_max_i16_sve_cascade);
-    SET(VRED_OP_MAX, VRED_UINT16, vred_max_u16_sve, vred_max_u16_sve_cascade);
-    SET(VRED_OP_MAX, VRED_INT32, vred_max_i32_sve, vred_max_i32_sve_cascade);
-    SET(VRED_OP_MAX, VRED_UINT32, vred_max_u32_sve, vred_max_u32_sve_cascade);
-    SET(VRED_OP_MAX, VRED_INT64, vred_max_i64_sve, vred_max_i64_sve_cascade);
-    SET(VRED_OP_MAX, VRED_UINT64, vred_max_u64_sve, vred_max_u64_sve_cascade);
-    SET(VRED_OP_MIN, VRED_INT8, vred_min_i8_sve, vred_min_i8_sve_cascade);
-    SET(VRED_OP_MIN, VRED_UINT8, vred_min_u8_sve, vred_min_u8_sve_cascade);
-    SET(VRED_OP_MIN, VRED_INT16, vred_min_i16_sve, vred_min_i16_sve_cascade);
-    SET(VRED_OP_MIN, VRED_UINT16, vred_min_u16_sve, vred_min_u16_sve_cascade);
-    SET(VRED_OP_MIN, VRED_INT32, vred_min_i32_sve, vred_min_i32_sve_cascade);
-    SET(VRED_OP_MIN, VRED_UINT32, vred_min_u32_sve, vred_min_u32_sve_cascade);
-    SET(VRED_OP_MIN, VRED_INT64, vred_min_i64_sve, vred_min_i64_sve_cascade);
-    SET(VRED_OP_MIN, VRED_UINT64, vred_min_u64_sve, vred_min_u64_sve_cascade);
-    SET(VRED_OP_SUM, VRED_UINT8, vred_sum_u8_sve, vred_sum_u8_sve_cascade);
-    SET(VRED_OP_SUM, VRED_UINT16, vred_sum_u16_sve, vred_sum_u16_sve_cascade);
-    SET(VRED_OP_SUM, VRED_UINT32, vred_sum_u32_sve, vred_sum_u32_sve_cascade);
-    SET(VRED_OP_SUM, VRED_UINT64, vred_sum_u64_sve, vred_sum_u64_sve_cascade);
-    SET(VRED_OP_PROD, VRED_UINT8, vred_prod_u8_sve, vred_prod_u8_sve_cascade);
-    SET(VRED_OP_PROD, VRED_UINT16, vred_prod_u16_sve, vred_prod_u16_sve_cascade);
-    SET(VRED_OP_PROD, VRED_UINT32, vred_prod_u32_sve, vred_prod_u32_sve_cascade);
-    SET(VRED_OP_PROD, VRED_UINT64, vred_prod_u64_sve, vred_prod_u64_sve_cascade);
-    SET(VRED_OP_LAND, VRED_UINT8, vred_land_u8_sve, vred_land_u8_sve_cascade);
-    SET(VRED_OP_LAND, VRED_UINT16, vred_land_u16_sve, vred_land_u16_sve_cascade);
-    SET(VRED_OP_LAND, VRED_UINT32, vred_land_u32_sve, vred_land_u32_sve_cascade);
-    SET(VRED_OP_LAND, VRED_UINT64, vred_land_u64_sve, vred_land_u64_sve_cascade);
-    SET(VRED_OP_LOR, VRED_UINT8, vred_lor_u8_sve, vred_lor_u8_sve_cascade);
-    SET(VRED_OP_LOR, VRED_UINT16, vred_lor_u16_sve, vred_lor_u16_sve_cascade);
-    SET(VRED_OP_LOR, VRED_UINT32, vred_lor_u32_sve, vred_lor_u32_sve_cascade);
-    SET(VRED_OP_LOR, VRED_UINT64, vred_lor_u64_sve, vred_lor_u64_sve_cascade);
-    SET(VRED_OP_LXOR, VRED_UINT8, vred_lxor_u8_sve, vred_lxor_u8_sve_cascade);
-    SET(VRED_OP_LXOR, VRED_UINT16, vred_lxor_u16_sve, vred_lxor_u16_sve_cascade);
-    SET(VRED_OP_LXOR, VRED_UINT32, vred_lxor_u32_sve, vred_lxor_u32_sve_cascade);
-    SET(VRED_OP_LXOR, VRED_UINT64, vred_lxor_u64_sve, vred_lxor_u64_sve_cascade);
-    SET(VRED_OP_BAND, VRED_UINT8, vred_band_u8_sve, vred_band_u8_sve_cascade);
-    SET(VRED_OP_BOR, VRED_UINT8, vred_bor_u8_sve, vred_bor_u8_sve_cascade);
-    SET(VRED_OP_BXOR, VRED_UINT8, vred_bxor_u8_sve, vred_bxor_u8_sve_cascade);
-    SET(VRED_OP_MAX, VRED_FLOAT, vred_max_f32_sve, vred_max_f32_sve_cascade);
-    SET(VRED_OP_MIN, VRED_FLOAT, vred_min_f32_sve, vred_min_f32_sve_cascade);
-    SET(VRED_OP_SUM, VRED_FLOAT, vred_sum_f32_sve, vred_sum_f32_sve_cascade);
-    SET(VRED_OP_PROD, VRED_FLOAT, vred_prod_f32_sve, vred_prod_f32_sve_cascade);
-    SET(VRED_OP_MAX, VRED_DOUBLE, vred_max_f64_sve, vred_max_f64_sve_cascade);
-    SET(VRED_OP_MIN, VRED_DOUBLE, vred_min_f64_sve, vred_min_f64_sve_cascade);
-    SET(VRED_OP_SUM, VRED_DOUBLE, vred_sum_f64_sve, vred_sum_f64_sve_cascade);
-    SET(VRED_OP_PROD, VRED_DOUBLE, vred_prod_f64_sve, vred_prod_f64_sve_cascade);
-    SET(VRED_OP_PROD, VRED_C_FLOAT_COMPLEX, vred_prod_c32_sve, vred_prod_c32_sve_cascade);
-    SET(VRED_OP_PROD, VRED_C_DOUBLE_COMPLEX, vred_prod_c64_sve, vred_prod_c64_sve_cascade);
-    SET(VRED_OP_MAXLOC, VRED_FLOAT_INT, vred_maxloc_float_int_sve, vred_maxloc_float_int_sve_cascade);
-    SET(VRED_OP_MINLOC, VRED_FLOAT_INT, vred_minloc_float_int_sve, vred_minloc_float_int_sve_cascade);
-    SET(VRED_OP_MAXLOC, VRED_2INT, vred_maxloc_2int_sve, vred_maxloc_2int_sve_cascade);
-    SET(VRED_OP_MINLOC, VRED_2INT, vred_minloc_2int_sve, vred_minloc_2int_sve_cascade);
-    SET(VRED_OP_MAXLOC, VRED_2FLOAT, vred_maxloc_2float_sve, vred_maxloc_2float_sve_cascade);
-    SET(VRED_OP_MINLOC, VRED_2FLOAT, vred_minloc_2float_sve, vred_minloc_2float_sve_cascade);
-    SET(VRED_OP_MAXLOC, VRED_2DOUBLE, vred_maxloc_2double_sve, vred_maxloc_2double_sve_cascade);
-    SET(VRED_OP_MINLOC, VRED_2DOUBLE, vred_minloc_2double_sve, vred_minloc_2double_sve_cascade);
-    SET(VRED_OP_SUM, VRED_BFLOAT16, vred_sum_bf16_sve, vred_sum_bf16_sve_cascade);
-    SET(VRED_OP_PROD, VRED_BFLOAT16, vred_prod_bf16_sve, vred_prod_bf16_sve_cascade);
-    SET(VRED_OP_MAX, VRED_BFLOAT16, vred_max_bf16_sve, vred_max_bf16_sve_cascade);
-    SET(VRED_OP_MIN, VRED_BFLOAT16, vred_min_bf16_sve, vred_min_bf16_sve_cascade);
-    SET(VRED_OP_SUM, VRED_FLOAT16, vred_sum_f16_sve, vred_sum_f16_sve_cascade);
-    SET(VRED_OP_PROD, VRED_FLOAT16, vred_prod_f16_sve, vred_prod_f16_sve_cascade);
-    SET(VRED_OP_MAX, VRED_FLOAT16, vred_max_f16_sve, vred_max_f16_sve_cascade);
-    SET(VRED_OP_MIN, VRED_FLOAT16, vred_min_f16_sve, vred_min_f16_sve_cascade);
-
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MAX] = vred_acc_max_bf16_sve;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_MIN] = vred_acc_min_bf16_sve;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_SUM] = vred_acc_sum_bf16_sve;
-    t->half_acc[VRED_HALF_BF16][VRED_HOP_PROD] = vred_acc_prod_bf16_sve;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MAX] = vred_acc_max_f16_sve;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_MIN] = vred_acc_min_f16_sve;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_SUM] = vred_acc_sum_f16_sve;
-    t->half_acc[VRED_HALF_F16][VRED_HOP_PROD] = vred_acc_prod_f16_sve;
-    t->half_widen[VRED_HALF_BF16] = vred_widen_bf16_sve;
-    t->half_widen[VRED_HALF_F16] = vred_widen_f16_sve;
-    t->half_narrow[VRED_HALF_BF16] = vred_narrow_bf16_sve;
-    t->half_narrow[VRED_HALF_F16] = vred_narrow_f16_sve;
+    (void)masked_tail;
+    SVE_KERNELS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
 }

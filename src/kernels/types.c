@@ -1,6 +1,6 @@
 /* Type and op metadata derived from ops.def, and the canonical form of each (op, type). */
 #include <strings.h>
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 static const struct {
     const char *name;
@@ -8,7 +8,7 @@ static const struct {
     unsigned group;
 } type_info[VRED_TYPE_COUNT] = {
 #define VRED_TYPE(e, name, ctype, group) [e] = {#name, sizeof(ctype), group},
-#include "ops.def"
+#include "kernels/ops.def"
 #undef VRED_TYPE
 };
 
@@ -17,7 +17,7 @@ static const struct {
     unsigned groups;
 } op_info[VRED_OP_COUNT] = {
 #define VRED_OP(e, name, groups) [e] = {#name, groups},
-#include "ops.def"
+#include "kernels/ops.def"
 #undef VRED_OP
 };
 
@@ -45,11 +45,11 @@ vred_op vred_op_from_name(const char *name)
 }
 
 unsigned vred_type_group(vred_type t) { return (unsigned)t < VRED_TYPE_COUNT ? type_info[t].group : 0; }
-unsigned vred_op_groups(vred_op op) { return (unsigned)op < VRED_OP_COUNT ? op_info[op].groups : 0; }
+static unsigned op_groups(vred_op op) { return (unsigned)op < VRED_OP_COUNT ? op_info[op].groups : 0; }
 
 int vred_op_valid(vred_op op, vred_type t)
 {
-    return (vred_op_groups(op) & vred_type_group(t)) != 0;
+    return (op_groups(op) & vred_type_group(t)) != 0;
 }
 
 static vred_type unsigned_of_size(size_t size)

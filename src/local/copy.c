@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "config.h"
-#include "kernel.h"
+#include "kernels/dispatch.h"
 #include "local/topo.h"
 
 #if defined(__x86_64__)
@@ -72,22 +72,31 @@ LINES_AVX2(stream_avx2, _mm256_stream_si256)
 LINES_SSE2(lines_sse2, _mm_store_si128)
 LINES_SSE2(stream_sse2, _mm_stream_si128)
 
-/* The widest vectors the active ISA allows: VRED_ISA caps the copy as it caps the reductions
- * (one knob to keep vred off 512-bit registers), and vred_isa_active() never names an ISA the
- * CPU and the OS do not support. One load of a global per call: no CPUID on the hot path. */
+/* The line copies of each width, worst to best: the widest vectors the active ISA allows, so
+ * VRED_ISA caps the copy as it caps the reductions (one knob to keep vred off 512-bit
+ * registers). Chosen at start-up and when the cap changes (dispatch.h): no ISA test per call. */
+typedef struct {
+    void (*lines)(void *dst, const void *src, size_t n);  /* ordinary (aligned) stores */
+    void (*stream)(void *dst, const void *src, size_t n); /* streaming stores */
+} line_impl;
+
+static const line_impl sse2 = {lines_sse2, stream_sse2}, avx2 = {lines_avx2, stream_avx2};
+#ifdef VRED_HAVE_AVX512
+static const line_impl avx512 = {vred_copy_lines_avx512, vred_copy_stream_avx512};
+#endif
+static const vred_isa_impl line_impls[] = {
+    {VRED_ISA_SCALAR, NULL, &sse2}, /* SSE2 is part of x86_64: every CPU, whatever the cap */
+    {VRED_ISA_AVX2, NULL, &avx2},
+#ifdef VRED_HAVE_AVX512
+    {VRED_ISA_AVX512, NULL, &avx512},
+#endif
+};
+VRED_ISA_CHOICE(line_choice, line_impls, &sse2)
+
 static void line_body(void *dst, const void *src, size_t n, int nt)
 {
-    vred_isa isa = vred_isa_active();
-#ifdef VRED_HAVE_AVX512
-    if (isa == VRED_ISA_AVX512) {
-        (nt ? vred_copy_stream_avx512 : vred_copy_lines_avx512)(dst, src, n);
-        return;
-    }
-#endif
-    if ((isa == VRED_ISA_AVX2 || isa == VRED_ISA_AVX512) && vred_cpu()->avx2)
-        (nt ? stream_avx2 : lines_avx2)(dst, src, n);
-    else
-        (nt ? stream_sse2 : lines_sse2)(dst, src, n);
+    const line_impl *m = vred_isa_chosen(&line_choice);
+    (nt ? m->stream : m->lines)(dst, src, n);
 }
 
 /* The head up to dst's first 64-byte boundary and the tail after its last, with memcpy (under

@@ -4,7 +4,7 @@
  * trust their arguments.
  */
 #include <string.h>
-#include "../kernels/dispatch.h"
+#include "kernels/dispatch.h"
 
 /* Work in blocks that stay in L1 while the n-ary form sweeps its sources over them. */
 enum { BLOCK_BYTES = 4096, HALF_BLOCK = 1024 /* floats */, STRIPE_BYTES = 256 };

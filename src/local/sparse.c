@@ -4,7 +4,7 @@
 
 #include <string.h>
 #include "config.h"
-#include "kernel.h"
+#include "kernels/dispatch.h"
 
 #define SPARSE_MAGIC 0x50535256u /* "VRSP" */
 #define SPARSE_VERSION 1u
@@ -148,12 +148,7 @@ AVX2_AI __m256i a2_first(unsigned k) /* lanes < k all ones */
 
 static inline uint64_t a2_get_bits(const unsigned char *mask, size_t mbytes, size_t pos, unsigned ne)
 {
-    size_t byte = pos >> 3;
-    unsigned off = (unsigned)(pos & 7);
-    uint64_t lo = 0;
-    if (byte + 8 <= mbytes) memcpy(&lo, mask + byte, 8);
-    else memcpy(&lo, mask + byte, mbytes - byte);
-    return (lo >> off) & ((1ull << ne) - 1); /* ne <= 8 */
+    return vred_sparse_mask_bits(mask, mbytes, pos, ne) & ((1ull << ne) - 1); /* ne <= 8 */
 }
 
 AVX2_AI size_t a2_pack(unsigned g, int idx_fmt, const unsigned char *src, size_t n, size_t cap,
@@ -244,22 +239,28 @@ static const vred_sparse_ops avx2_ops = {a2_handles, a2_count, a2_pack_bits, a2_
                                          a2_expand_bits};
 #endif
 
-/* The table of the active ISA for this esize (the VRED_ISA cap is respected). */
-static const vred_sparse_ops *ops_for(size_t esize, int for_count)
-{
-    vred_isa isa = vred_isa_active();
-    const vred_sparse_ops *o = NULL;
-#if defined(VRED_HAVE_AVX512)
-    if (isa == VRED_ISA_AVX512) o = vred_sparse_avx512_ops();
-#endif
+/* The primitives of each ISA, worst to best (dispatch.h: chosen at start-up and when the
+ * VRED_ISA cap changes, never per call). */
+static const vred_isa_impl sparse_impls[] = {
+    {VRED_ISA_SCALAR, NULL, &vred_sparse_scalar_ops},
 #if defined(VRED_HAVE_AVX2) && defined(__x86_64__)
-    if (isa == VRED_ISA_AVX2 && vred_isa_supported(VRED_ISA_AVX2)) o = &avx2_ops;
+    {VRED_ISA_AVX2, NULL, &avx2_ops},
+#endif
+#if defined(VRED_HAVE_AVX512)
+    {VRED_ISA_AVX512, NULL, &vred_sparse_avx512_ops},
 #endif
 #if defined(VRED_HAVE_SVE)
-    if (isa == VRED_ISA_SVE) o = vred_sparse_sve_ops();
+    {VRED_ISA_SVE, NULL, &vred_sparse_sve_ops},
 #endif
-    (void)isa;
-    if (o && (for_count || o->handles(esize))) return o;
+};
+VRED_ISA_CHOICE(sparse_choice, sparse_impls, &vred_sparse_scalar_ops)
+
+/* The active ISA's primitives if they take this esize (count takes every esize), else the
+ * scalar ones. */
+static const vred_sparse_ops *ops_for(size_t esize, int for_count)
+{
+    const vred_sparse_ops *o = vred_isa_chosen(&sparse_choice);
+    if (for_count || o->handles(esize)) return o;
     return &vred_sparse_scalar_ops;
 }
 

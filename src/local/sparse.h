@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef enum { VRED_FMT_DENSE = 0, VRED_FMT_BITS = 1, VRED_FMT_IDX = 2 } vred_sparse_fmt;
 
@@ -72,6 +73,21 @@ int vred_sparse_reader_init(vred_sparse_reader *r, const void *packed, size_t by
 void vred_sparse_read(vred_sparse_reader *r, size_t k, void *dst);
 
 /* ---- internal to sparse*.c: the per-ISA primitives ---- */
+
+/* The bits of the bitmask from bit position pos, at least ne <= 64 of them in the low bits (the
+ * caller masks the rest away, each ISA its own way), never reading past mbytes. */
+static inline uint64_t vred_sparse_mask_bits(const unsigned char *mask, size_t mbytes, size_t pos,
+                                             unsigned ne)
+{
+    size_t byte = pos >> 3;
+    unsigned off = (unsigned)(pos & 7);
+    uint64_t lo = 0;
+    if (byte + 8 <= mbytes) memcpy(&lo, mask + byte, 8);
+    else memcpy(&lo, mask + byte, mbytes - byte);
+    uint64_t r = lo >> off;
+    if (off && ne + off > 64) r |= (uint64_t)mask[byte + 8] << (64 - off);
+    return r;
+}
 typedef struct {
     /* Can this table pack/unpack esize? (count works for every esize) */
     int (*handles)(size_t esize);
@@ -87,11 +103,8 @@ typedef struct {
 } vred_sparse_ops;
 
 extern const vred_sparse_ops vred_sparse_scalar_ops;
-#if defined(VRED_HAVE_AVX512)
-const vred_sparse_ops *vred_sparse_avx512_ops(void); /* NULL unless usable */
-#endif
-#if defined(VRED_HAVE_SVE)
-const vred_sparse_ops *vred_sparse_sve_ops(void);
-#endif
+/* sparse_avx512.c, sparse_sve.c: listed in sparse.c's choice (usable: the ISA is). */
+extern const vred_sparse_ops vred_sparse_avx512_ops;
+extern const vred_sparse_ops vred_sparse_sve_ops;
 
 #endif

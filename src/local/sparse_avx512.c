@@ -12,7 +12,7 @@
 
 #include <immintrin.h>
 #include <string.h>
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 #define AI static inline __attribute__((always_inline))
 
@@ -172,14 +172,7 @@ AI size_t pack_core(int w, unsigned g, const geom *G, int idx_fmt, const unsigne
 /* ne <= 64 bits of the bitmask from bit position pos, never reading past mbytes. */
 AI uint64_t get_bits(const unsigned char *mask, size_t mbytes, size_t pos, unsigned ne)
 {
-    size_t byte = pos >> 3;
-    unsigned off = (unsigned)(pos & 7);
-    uint64_t lo = 0;
-    if (byte + 8 <= mbytes) memcpy(&lo, mask + byte, 8);
-    else memcpy(&lo, mask + byte, mbytes - byte);
-    uint64_t r = lo >> off;
-    if (off && ne + off > 64) r |= (uint64_t)mask[byte + 8] << (64 - off);
-    return _bzhi_u64(r, ne);
+    return _bzhi_u64(vred_sparse_mask_bits(mask, mbytes, pos, ne), ne);
 }
 
 AI size_t expand_core(int w, unsigned g, const geom *G, const unsigned char *mask, size_t mbytes,
@@ -262,10 +255,6 @@ static size_t avx512_expand_bits(const unsigned char *mask, size_t mbytes, size_
 #undef C
 }
 
-static const vred_sparse_ops avx512_ops = {avx512_handles, avx512_count, avx512_pack_bits,
-                                           avx512_pack_idx, avx512_expand_bits};
-
-const vred_sparse_ops *vred_sparse_avx512_ops(void)
-{
-    return vred_isa_supported(VRED_ISA_AVX512) ? &avx512_ops : NULL;
-}
+const vred_sparse_ops vred_sparse_avx512_ops = {
+    avx512_handles, avx512_count, avx512_pack_bits,
+    avx512_pack_idx, avx512_expand_bits};

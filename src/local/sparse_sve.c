@@ -15,7 +15,7 @@
 
 #include <arm_sve.h>
 #include <string.h>
-#include "kernel.h"
+#include "kernels/kernel.h"
 
 static inline uint64_t lowbits(unsigned k) { return k >= 64 ? ~0ull : (1ull << k) - 1; }
 
@@ -41,14 +41,7 @@ static inline void bitw_put(bitw *b, uint64_t e, unsigned E)
 
 static inline uint64_t get_bits(const unsigned char *mask, size_t mbytes, size_t pos, unsigned ne)
 {
-    size_t byte = pos >> 3;
-    unsigned off = (unsigned)(pos & 7);
-    uint64_t lo = 0;
-    if (byte + 8 <= mbytes) memcpy(&lo, mask + byte, 8);
-    else memcpy(&lo, mask + byte, mbytes - byte);
-    uint64_t r = lo >> off;
-    if (off && ne + off > 64) r |= (uint64_t)mask[byte + 8] << (64 - off);
-    return r & lowbits(ne);
+    return vred_sparse_mask_bits(mask, mbytes, pos, ne) & lowbits(ne);
 }
 
 static int sve_handles(size_t esize) { return esize == 4 || esize == 8; }
@@ -219,10 +212,6 @@ static size_t sve_expand_bits(const unsigned char *mask, size_t mbytes, size_t p
     return vred_sparse_scalar_ops.expand_bits(mask, mbytes, pos, k, vals, esize, dst);
 }
 
-static const vred_sparse_ops sve_ops = {sve_handles, sve_count, sve_pack_bits, sve_pack_idx,
-                                        sve_expand_bits};
-
-const vred_sparse_ops *vred_sparse_sve_ops(void)
-{
-    return vred_isa_supported(VRED_ISA_SVE) ? &sve_ops : NULL;
-}
+const vred_sparse_ops vred_sparse_sve_ops = {
+    sve_handles, sve_count, sve_pack_bits,
+    sve_pack_idx, sve_expand_bits};

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "threads.h"
-#include "../config.h"
+#include "local/threads.h"
+#include "config.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

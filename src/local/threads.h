@@ -19,7 +19,7 @@
 #define VRED_THREADS_H
 
 #include <stddef.h>
-#include "../kernels/dispatch.h"
+#include "kernels/dispatch.h"
 
 enum { VRED_THREADS_MAX = 256 }; /* as VRED_THREADS accepts */
 

@@ -7,16 +7,14 @@
  * Masks are read with sched_getaffinity into a CPU_ALLOC set large enough for the kernel's CPU
  * count (CPU_SETSIZE = 1024 bits first, doubled until the kernel accepts it), and compared as
  * bytes: every rank uses the largest size any rank of the node needed (PMPI_Allreduce MAX), then
- * PMPI_Allgather of the masks, the next library's (next.h): vred itself wraps the MPI_ collectives.
+ * PMPI_Allgather of the masks, the next library's (next/next.h): vred itself wraps the MPI_ collectives.
  */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include "affinity.h"
-#include "config.h"
-#include "local/threads.h"
-#include "next.h"
+#include "mpi/affinity.h"
+#include "next/next.h"
 
 enum { MAX_CPUS = 1 << 16 };
 
@@ -83,12 +81,4 @@ int vred_mpi_exclusive_cores(MPI_Comm node_comm)
     free(padded);
     free(mine);
     return n > 0 ? n : 1;
-}
-
-int vred_mpi_threads_auto(MPI_Comm node_comm)
-{
-    if (vred_config_get()->threads != 0) return 0;
-    int n = vred_mpi_exclusive_cores(node_comm);
-    vred_threads_set_auto(n);
-    return n;
 }

@@ -10,9 +10,4 @@
  * PMPI_Allgather of the masks); MPI_COMM_NULL gives 1. */
 int vred_mpi_exclusive_cores(MPI_Comm node_comm);
 
-/* If VRED_THREADS is 0 (auto): vred_threads_set_auto(vred_mpi_exclusive_cores(node_comm)).
- * Collective over node_comm when VRED_THREADS is 0 on every rank (it is an environment variable,
- * the same on every rank of a job); otherwise it does nothing. Returns the auto value set (or 0). */
-int vred_mpi_threads_auto(MPI_Comm node_comm);
-
 #endif

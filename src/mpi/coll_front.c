@@ -1,8 +1,8 @@
 #include <string.h>
-#include "coll_front.h"
-#include "comm.h"
-#include "learn.h"
-#include "types.h"
+#include "mpi/coll_front.h"
+#include "mpi/comm.h"
+#include "mpi/learn.h"
+#include "mpi/types.h"
 #include "coll/shm/node.h"
 #include "local/copy.h"
 
@@ -97,13 +97,13 @@ int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype dataty
     return 1;
 }
 
-/* One rank: the result is the input (bcast: already in place; allgather: one block). */
+/* A communicator of one rank: the result is the input (bcast: already in place; allgather: one
+ * block; exclusive scan: rank 0's result is undefined, nothing to write). */
 static void single(vred_coll coll, const vred_coll_args *a)
 {
     size_t bytes = (coll == VRED_COLL_REDUCE_SCATTER ? a->counts[0] : a->count) * a->esize;
-    if (coll == VRED_COLL_BCAST) return;
-    if (coll == VRED_COLL_SCAN && a->exclusive) return; /* rank 0's result is undefined */
-    if (a->sbuf != a->rbuf && bytes) memcpy(a->rbuf, a->sbuf, bytes);
+    if (coll == VRED_COLL_BCAST || (coll == VRED_COLL_SCAN && a->exclusive)) bytes = 0;
+    vred_one_rank(a->sbuf, a->rbuf, bytes);
 }
 
 /* Why vred_select gave (coll, bytes) on vc to the MPI (counting only). select.c does not say,
@@ -118,8 +118,7 @@ static vred_why select_why(vred_coll coll, const vred_comm *vc, size_t bytes)
     if (want == VRED_ALG_AUTO) {
         want = vred_config_get()->alg[coll];
         /* An algorithm the collective lacks is ignored (select.c warns): automatic. */
-        if (want != VRED_ALG_AUTO && want != VRED_ALG_MPI && !vred_alg_is_shm(coll, want) &&
-            vred_predict(coll, want, vc, bytes) < 0)
+        if (want != VRED_ALG_AUTO && want != VRED_ALG_MPI && !vred_select_fn(coll, want))
             want = VRED_ALG_AUTO;
     }
     if (want == VRED_ALG_MPI) return VRED_WHY_FORCED;

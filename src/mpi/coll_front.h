@@ -7,11 +7,10 @@
 #define VRED_MPI_COLL_FRONT_H
 
 #include "coll/coll.h"
-#include "next.h"
-#include "stats.h"
+#include "mpi/pmpi_define.h"
+#include "mpi/stats.h"
 #include "vred_mpi.h"
 
-#define VRED_MPI_EXPORT __attribute__((visibility("default")))
 
 /*
  * The body of a collective's MPI_<X>, with rc declared: SERVE is an expression, 1 if vred served

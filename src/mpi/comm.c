@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <pthread.h>
-#include "comm.h"
-#include "learn.h"
-#include "next.h"
-#include "types.h"
+#include "mpi/comm.h"
+#include "mpi/learn.h"
+#include "next/next.h"
+#include "mpi/types.h"
 #include "coll/shm/node.h"
 
 static int keyval = MPI_KEYVAL_INVALID;

@@ -4,7 +4,7 @@
  *
  * Open MPI: its Fortran bindings (libmpi_mpifh: mpif.h and `use mpi`; libmpi_usempif08:
  * `use mpi_f08`, which calls libmpi_mpifh's ompi_<x>_f) convert the handles and call the C
- * PMPI_<X> directly, which is the MPI's own unless a PMPI tool sits above vred (next.h): a
+ * PMPI_<X> directly, which is the MPI's own unless a PMPI tool sits above vred (next/next.h): a
  * Fortran program would get nothing from vred. So libvred-mpi.so defines the same Fortran
  * symbols for every collective it serves, before the MPI's in the lookup order, and does what
  * Open MPI's binding does — PMPI_*_f2c on the handles, MPI_IN_PLACE and MPI_BOTTOM recognised
@@ -34,10 +34,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "next.h"
-#include "pmpi_hooks.h"
+#include "next/next.h"
+#include "vred.h"
+#include "mpi/pmpi_hooks.h"
 
-#define VRED_MPI_EXPORT __attribute__((visibility("default")))
 
 #ifdef OPEN_MPI
 /* vred's C fronts, not through the global lookup (pmpi_*.c, VRED_PMPI). */
@@ -340,8 +340,8 @@ static int to_c_allgather(const void *sbuf, MPI_Fint *scount, MPI_Fint *stype, v
 /* mname calls own_mname; pname too when a tool's mname comes first (not mname: that is the
  * tool's, which would call pname again), else the MPI's pmpi_ function untouched. */
 #define VRED_F_EXPORT_PAIR(id, mname, pname, params, args)                                      \
-    VRED_MPI_EXPORT void mname params { own_##mname args; }                                     \
-    VRED_MPI_EXPORT void pname params                                                           \
+    VRED_API void mname params { own_##mname args; }                                            \
+    VRED_API void pname params                                                                  \
     {                                                                                           \
         ft_init();                                                                              \
         if (ft.tool_above[id]) own_##mname args;                                                \

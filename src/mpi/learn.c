@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "coll_front.h"
-#include "learn.h"
+#include "mpi/coll_front.h"
+#include "mpi/learn.h"
 #include "coll/shm/node.h"
 
 enum { ROUNDS = 5, MAX_BATCH = 64, NCAND = 4 };

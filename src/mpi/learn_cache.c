@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "learn.h"
+#include "mpi/learn.h"
 
 /* The first processor's identity lines of /proc/cpuinfo (x86: vendor, family, model, stepping,
  * name; Arm: implementer, variant, part, revision). */

@@ -3,7 +3,7 @@
  * MPI's type-signature rule), and a rank can be served when its send and receive layouts are
  * packed (or the send is MPI_IN_PLACE, the block already in the receive buffer). VRED_STATS
  * counts one block's bytes, the size vred selects by. */
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 static int serve(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, int *rc)
@@ -32,32 +32,24 @@ static int serve(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     return vred_front_run_agreed(VRED_COLL_ALLGATHER, &a, ok, rc, comm);
 }
 
-VRED_MPI_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                  MPI_Comm comm)
-{
-    VRED_FRONT_BODY(
-        VRED_SC_ALLGATHER,
-        serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc),
-        vred_next()->Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-        vred_stats_bytes(recvcount, recvtype))
-}
-VRED_PMPI(Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
-          (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+/* The C binding's two forms (int counts, and MPI-4's MPI_Count ones) differ only in the count
+ * type: one front each, from this macro. */
+#define VRED_ALLGATHER_FRONT(NAME, CT)                                                              \
+    VRED_API int MPI_##NAME(const void *sendbuf, CT sendcount, MPI_Datatype sendtype,               \
+                            void *recvbuf, CT recvcount, MPI_Datatype recvtype, MPI_Comm comm)      \
+    {                                                                                               \
+        VRED_FRONT_BODY(                                                                            \
+            VRED_SC_ALLGATHER,                                                                      \
+            serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc),           \
+            vred_next()->NAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),    \
+            vred_stats_bytes(recvcount, recvtype))                                                  \
+    }                                                                                               \
+    VRED_PMPI(NAME,                                                                                 \
+              (const void *sendbuf, CT sendcount, MPI_Datatype sendtype, void *recvbuf,             \
+               CT recvcount, MPI_Datatype recvtype, MPI_Comm comm),                                 \
+              (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
+VRED_ALLGATHER_FRONT(Allgather, int)
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount,
-                                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
-                                    MPI_Datatype recvtype, MPI_Comm comm)
-{
-    VRED_FRONT_BODY(
-        VRED_SC_ALLGATHER,
-        serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc),
-        vred_next()->Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
-        vred_stats_bytes(recvcount, recvtype))
-}
-VRED_PMPI(Allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
-          (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+VRED_ALLGATHER_FRONT(Allgather_c, MPI_Count)
 #endif

@@ -1,5 +1,5 @@
 /* MPI_Allreduce (+ _c) through vred's algorithms; see coll_front.h for what passes through. */
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, MPI_Comm comm, int *rc)
@@ -16,26 +16,23 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     return vred_front_run(VRED_COLL_ALLREDUCE, &a, rc, comm);
 }
 
-VRED_MPI_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    VRED_FRONT_BODY(VRED_SC_ALLREDUCE, serve(sendbuf, recvbuf, count, datatype, op, comm, &rc),
-                    vred_next()->Allreduce(sendbuf, recvbuf, count, datatype, op, comm),
-                    vred_stats_bytes(count, datatype))
-}
-VRED_PMPI(Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                      MPI_Op op, MPI_Comm comm),
-          (sendbuf, recvbuf, count, datatype, op, comm))
+/* The C binding's two forms (int counts, and MPI-4's MPI_Count ones) differ only in the count
+ * type: one front each, from this macro. */
+#define VRED_ALLREDUCE_FRONT(NAME, CT)                                                              \
+    VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,    \
+                            MPI_Op op, MPI_Comm comm)                                               \
+    {                                                                                               \
+        VRED_FRONT_BODY(VRED_SC_ALLREDUCE,                                                          \
+                        serve(sendbuf, recvbuf, count, datatype, op, comm, &rc),                    \
+                        vred_next()->NAME(sendbuf, recvbuf, count, datatype, op, comm),             \
+                        vred_stats_bytes(count, datatype))                                          \
+    }                                                                                               \
+    VRED_PMPI(NAME,                                                                                 \
+              (const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype, MPI_Op op,      \
+               MPI_Comm comm),                                                                      \
+              (sendbuf, recvbuf, count, datatype, op, comm))
 
+VRED_ALLREDUCE_FRONT(Allreduce, int)
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    VRED_FRONT_BODY(VRED_SC_ALLREDUCE, serve(sendbuf, recvbuf, count, datatype, op, comm, &rc),
-                    vred_next()->Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm),
-                    vred_stats_bytes(count, datatype))
-}
-VRED_PMPI(Allreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count,
-                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-          (sendbuf, recvbuf, count, datatype, op, comm))
+VRED_ALLREDUCE_FRONT(Allreduce_c, MPI_Count)
 #endif

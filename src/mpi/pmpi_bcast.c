@@ -1,5 +1,5 @@
 /* MPI_Bcast (+ _c) through vred's algorithms; see coll_front.h for what passes through. */
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  int *rc)
@@ -25,24 +25,20 @@ static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     return vred_front_run_agreed(VRED_COLL_BCAST, &a, ok, rc, comm);
 }
 
-VRED_MPI_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-                              MPI_Comm comm)
-{
-    VRED_FRONT_BODY(VRED_SC_BCAST, serve(buffer, count, datatype, root, comm, &rc),
-                    vred_next()->Bcast(buffer, count, datatype, root, comm),
-                    vred_stats_bytes(count, datatype))
-}
-VRED_PMPI(Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
-          (buffer, count, datatype, root, comm))
+/* The C binding's two forms (int counts, and MPI-4's MPI_Count ones) differ only in the count
+ * type: one front each, from this macro. */
+#define VRED_BCAST_FRONT(NAME, CT)                                                                  \
+    VRED_API int MPI_##NAME(void *buffer, CT count, MPI_Datatype datatype, int root,                \
+                            MPI_Comm comm)                                                          \
+    {                                                                                               \
+        VRED_FRONT_BODY(VRED_SC_BCAST, serve(buffer, count, datatype, root, comm, &rc),             \
+                        vred_next()->NAME(buffer, count, datatype, root, comm),                     \
+                        vred_stats_bytes(count, datatype))                                          \
+    }                                                                                               \
+    VRED_PMPI(NAME, (void *buffer, CT count, MPI_Datatype datatype, int root, MPI_Comm comm),       \
+              (buffer, count, datatype, root, comm))
 
+VRED_BCAST_FRONT(Bcast, int)
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
-                                MPI_Comm comm)
-{
-    VRED_FRONT_BODY(VRED_SC_BCAST, serve(buffer, count, datatype, root, comm, &rc),
-                    vred_next()->Bcast_c(buffer, count, datatype, root, comm),
-                    vred_stats_bytes(count, datatype))
-}
-VRED_PMPI(Bcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
-          (buffer, count, datatype, root, comm))
+VRED_BCAST_FRONT(Bcast_c, MPI_Count)
 #endif

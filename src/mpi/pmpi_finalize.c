@@ -5,11 +5,11 @@
  * MPI ran would keep serving MPI_Reduce_local after MPI_Finalize, where the MPI itself reports an
  * error (the standard makes such a call erroneous).
  */
-#include "comm.h"
-#include "next.h"
-#include "pmpi_hooks.h"
-#include "stats.h"
-#include "types.h"
+#include "mpi/comm.h"
+#include "mpi/pmpi_define.h"
+#include "mpi/pmpi_hooks.h"
+#include "mpi/stats.h"
+#include "mpi/types.h"
 
 /* Once per process (see vred_mpi_after_init). */
 void vred_mpi_before_finalize(void)
@@ -21,7 +21,7 @@ void vred_mpi_before_finalize(void)
     __atomic_store_n(&vred_mpi_state, VRED_MPI_FINALIZED, __ATOMIC_RELEASE);
 }
 
-__attribute__((visibility("default"))) int MPI_Finalize(void)
+VRED_API int MPI_Finalize(void)
 {
     vred_mpi_before_finalize();
     return vred_next()->Finalize();

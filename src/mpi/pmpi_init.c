@@ -3,12 +3,12 @@
  * (the VRED_THREADS default: cores in its affinity mask that no other rank of its node has).
  * This is the one moment every rank of MPI_COMM_WORLD is sure to be making the same call.
  */
-#include "affinity.h"
+#include "mpi/affinity.h"
 #include "config.h"
 #include "local/threads.h"
-#include "next.h"
-#include "pmpi_hooks.h"
-#include "types.h"
+#include "mpi/pmpi_define.h"
+#include "mpi/pmpi_hooks.h"
+#include "mpi/types.h"
 
 /* Once per process: with a PMPI tool above vred, Open MPI's Fortran MPI_INIT reaches both vred's
  * C front (through PMPI_Init) and its Fortran one (fortran.c). */
@@ -25,7 +25,7 @@ void vred_mpi_after_init(void)
     PMPI_Comm_free(&node);
 }
 
-__attribute__((visibility("default"))) int MPI_Init(int *argc, char ***argv)
+VRED_API int MPI_Init(int *argc, char ***argv)
 {
     int rc = vred_next()->Init(argc, argv);
     if (rc == MPI_SUCCESS) vred_mpi_after_init();
@@ -33,8 +33,7 @@ __attribute__((visibility("default"))) int MPI_Init(int *argc, char ***argv)
 }
 VRED_PMPI(Init, (int *argc, char ***argv), (argc, argv))
 
-__attribute__((visibility("default"))) int MPI_Init_thread(int *argc, char ***argv, int required,
-                                                           int *provided)
+VRED_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = vred_next()->Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) vred_mpi_after_init();

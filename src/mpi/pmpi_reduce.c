@@ -1,5 +1,5 @@
 /* MPI_Reduce (+ _c) through vred's algorithms; see coll_front.h for what passes through. */
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm, int *rc)
@@ -20,26 +20,23 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     return vred_front_run(VRED_COLL_REDUCE, &a, rc, comm);
 }
 
-VRED_MPI_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-                               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    VRED_FRONT_BODY(VRED_SC_REDUCE, serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc),
-                    vred_next()->Reduce(sendbuf, recvbuf, count, datatype, op, root, comm),
-                    vred_stats_bytes(count, datatype))
-}
-VRED_PMPI(Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                   MPI_Op op, int root, MPI_Comm comm),
-          (sendbuf, recvbuf, count, datatype, op, root, comm))
+/* The C binding's two forms (int counts, and MPI-4's MPI_Count ones) differ only in the count
+ * type: one front each, from this macro. */
+#define VRED_REDUCE_FRONT(NAME, CT)                                                                 \
+    VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,    \
+                            MPI_Op op, int root, MPI_Comm comm)                                     \
+    {                                                                                               \
+        VRED_FRONT_BODY(VRED_SC_REDUCE,                                                             \
+                        serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc),              \
+                        vred_next()->NAME(sendbuf, recvbuf, count, datatype, op, root, comm),       \
+                        vred_stats_bytes(count, datatype))                                          \
+    }                                                                                               \
+    VRED_PMPI(NAME,                                                                                 \
+              (const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype, MPI_Op op,      \
+               int root, MPI_Comm comm),                                                            \
+              (sendbuf, recvbuf, count, datatype, op, root, comm))
 
+VRED_REDUCE_FRONT(Reduce, int)
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
-                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
-{
-    VRED_FRONT_BODY(VRED_SC_REDUCE, serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc),
-                    vred_next()->Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm),
-                    vred_stats_bytes(count, datatype))
-}
-VRED_PMPI(Reduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                     MPI_Op op, int root, MPI_Comm comm),
-          (sendbuf, recvbuf, count, datatype, op, root, comm))
+VRED_REDUCE_FRONT(Reduce_c, MPI_Count)
 #endif

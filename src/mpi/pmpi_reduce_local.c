@@ -6,11 +6,10 @@
  */
 #include <stddef.h>
 #include "kernels/dispatch.h"
-#include "next.h"
-#include "stats.h"
-#include "types.h"
+#include "mpi/pmpi_define.h"
+#include "mpi/stats.h"
+#include "mpi/types.h"
 
-#define VRED_MPI_EXPORT __attribute__((visibility("default")))
 
 static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
                         MPI_Op op)
@@ -45,28 +44,22 @@ static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
         return rc;                                                                              \
     } while (0)
 
-VRED_MPI_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
-                                     MPI_Datatype datatype, MPI_Op op)
-{
-    if (__builtin_expect(vred_stats_on != 0, 0))
-        VRED_LOCAL_COUNTED(vred_next()->Reduce_local(inbuf, inoutbuf, count, datatype, op));
-    if (serve(inbuf, inoutbuf, count, datatype, op)) return MPI_SUCCESS;
-    return vred_next()->Reduce_local(inbuf, inoutbuf, count, datatype, op);
-}
-VRED_PMPI(Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                         MPI_Op op),
-          (inbuf, inoutbuf, count, datatype, op))
+/* The C binding's two forms (int counts, and MPI-4's MPI_Count ones) differ only in the count
+ * type: one front each, from this macro. */
+#define VRED_REDUCE_LOCAL_FRONT(NAME, CT)                                                           \
+    VRED_API int MPI_##NAME(const void *inbuf, void *inoutbuf, CT count, MPI_Datatype datatype,     \
+                            MPI_Op op)                                                              \
+    {                                                                                               \
+        if (__builtin_expect(vred_stats_on != 0, 0))                                                \
+            VRED_LOCAL_COUNTED(vred_next()->NAME(inbuf, inoutbuf, count, datatype, op));            \
+        if (serve(inbuf, inoutbuf, count, datatype, op)) return MPI_SUCCESS;                        \
+        return vred_next()->NAME(inbuf, inoutbuf, count, datatype, op);                             \
+    }                                                                                               \
+    VRED_PMPI(NAME,                                                                                 \
+              (const void *inbuf, void *inoutbuf, CT count, MPI_Datatype datatype, MPI_Op op),      \
+              (inbuf, inoutbuf, count, datatype, op))
 
+VRED_REDUCE_LOCAL_FRONT(Reduce_local, int)
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count,
-                                       MPI_Datatype datatype, MPI_Op op)
-{
-    if (__builtin_expect(vred_stats_on != 0, 0))
-        VRED_LOCAL_COUNTED(vred_next()->Reduce_local_c(inbuf, inoutbuf, count, datatype, op));
-    if (serve(inbuf, inoutbuf, count, datatype, op)) return MPI_SUCCESS;
-    return vred_next()->Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
-}
-VRED_PMPI(Reduce_local_c, (const void *inbuf, void *inoutbuf, MPI_Count count,
-                           MPI_Datatype datatype, MPI_Op op),
-          (inbuf, inoutbuf, count, datatype, op))
+VRED_REDUCE_LOCAL_FRONT(Reduce_local_c, MPI_Count)
 #endif

@@ -4,7 +4,7 @@
  * goes to its start.
  */
 #include <stdlib.h>
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 /* counts: recvcounts (int or MPI_Count, per `wide`), or NULL with `block` for the block form. */
 static int serve(const void *sendbuf, void *recvbuf, const void *counts, int wide,
@@ -57,56 +57,40 @@ static uint64_t input_bytes(const void *counts, int wide, MPI_Count block, MPI_D
     return vred_stats_bytes(total, datatype);
 }
 
-VRED_MPI_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    VRED_FRONT_BODY(
-        VRED_SC_REDUCE_SCATTER,
-        serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc),
-        vred_next()->Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm),
-        input_bytes(NULL, 0, recvcount, datatype, comm))
-}
-VRED_PMPI(Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount,
-                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-          (sendbuf, recvbuf, recvcount, datatype, op, comm))
+/* The C binding's two forms (int counts, and MPI-4's MPI_Count ones) differ only in the count
+ * type: one front each, from this macro. */
+#define VRED_REDUCE_SCATTER_BLOCK_FRONT(NAME, CT)                                                   \
+    VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT recvcount,                       \
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                        \
+    {                                                                                               \
+        VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER,                                                     \
+                        serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc),       \
+                        vred_next()->NAME(sendbuf, recvbuf, recvcount, datatype, op, comm),         \
+                        input_bytes(NULL, 0, recvcount, datatype, comm))                            \
+    }                                                                                               \
+    VRED_PMPI(NAME,                                                                                 \
+              (const void *sendbuf, void *recvbuf, CT recvcount, MPI_Datatype datatype,             \
+               MPI_Op op, MPI_Comm comm),                                                           \
+              (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
-VRED_MPI_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
-{
-    VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER,
-                    serve_v(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, &rc),
-                    vred_next()->Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm),
-                    input_bytes(recvcounts, 0, 0, datatype, comm))
-}
-VRED_PMPI(Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[],
-                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-          (sendbuf, recvbuf, recvcounts, datatype, op, comm))
+/* WIDE: 1 where the counts are MPI_Count (serve_v and input_bytes read the array by it). */
+#define VRED_REDUCE_SCATTER_FRONT(NAME, CT, WIDE)                                                   \
+    VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],              \
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                        \
+    {                                                                                               \
+        VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER,                                                     \
+                        serve_v(sendbuf, recvbuf, recvcounts, WIDE, datatype, op, comm, &rc),       \
+                        vred_next()->NAME(sendbuf, recvbuf, recvcounts, datatype, op, comm),        \
+                        input_bytes(recvcounts, WIDE, 0, datatype, comm))                           \
+    }                                                                                               \
+    VRED_PMPI(NAME,                                                                                 \
+              (const void *sendbuf, void *recvbuf, const CT recvcounts[], MPI_Datatype datatype,    \
+               MPI_Op op, MPI_Comm comm),                                                           \
+              (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 
+VRED_REDUCE_SCATTER_BLOCK_FRONT(Reduce_scatter_block, int)
+VRED_REDUCE_SCATTER_FRONT(Reduce_scatter, int, 0)
 #if MPI_VERSION >= 4
-VRED_MPI_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf,
-                                               MPI_Count recvcount, MPI_Datatype datatype,
-                                               MPI_Op op, MPI_Comm comm)
-{
-    VRED_FRONT_BODY(
-        VRED_SC_REDUCE_SCATTER,
-        serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc),
-        vred_next()->Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm),
-        input_bytes(NULL, 0, recvcount, datatype, comm))
-}
-VRED_PMPI(Reduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-          (sendbuf, recvbuf, recvcount, datatype, op, comm))
-
-VRED_MPI_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf,
-                                         const MPI_Count recvcounts[], MPI_Datatype datatype,
-                                         MPI_Op op, MPI_Comm comm)
-{
-    VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER,
-                    serve_v(sendbuf, recvbuf, recvcounts, 1, datatype, op, comm, &rc),
-                    vred_next()->Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm),
-                    input_bytes(recvcounts, 1, 0, datatype, comm))
-}
-VRED_PMPI(Reduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
-          (sendbuf, recvbuf, recvcounts, datatype, op, comm))
+VRED_REDUCE_SCATTER_BLOCK_FRONT(Reduce_scatter_block_c, MPI_Count)
+VRED_REDUCE_SCATTER_FRONT(Reduce_scatter_c, MPI_Count, 1)
 #endif

@@ -1,5 +1,5 @@
 /* MPI_Scan and MPI_Exscan (+ _c) through vred's recursive doubling; see coll_front.h. */
-#include "coll_front.h"
+#include "mpi/coll_front.h"
 
 static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, MPI_Comm comm, int exclusive, int *rc)
@@ -22,8 +22,8 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 }
 
 #define VRED_SCAN_FRONT(NAME, CT, EXCL, SC)                                                     \
-    VRED_MPI_EXPORT int MPI_##NAME(const void *sendbuf, void *recvbuf, CT count,                \
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)             \
+    VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT count,                       \
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                    \
     {                                                                                           \
         VRED_FRONT_BODY(SC, serve(sendbuf, recvbuf, count, datatype, op, comm, EXCL, &rc),      \
                         vred_next()->NAME(sendbuf, recvbuf, count, datatype, op, comm),         \

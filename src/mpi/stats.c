@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "stats.h"
-#include "next.h"
-#include "types.h"
+#include "mpi/stats.h"
+#include "next/next.h"
+#include "mpi/types.h"
 #include "vred_mpi.h"
 
 int vred_stats_on;

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "types.h"
-#include "next.h"
+#include "mpi/types.h"
+#include "next/next.h"
 #include "config.h"
 
 vred_mpi_slot vred_mpi_type_slots[1u << VRED_MPI_TYPE_BITS];
@@ -198,7 +198,7 @@ static void insert(vred_mpi_slot *t, unsigned bits, uint64_t key, unsigned value
 #define CHECK_VRED_MPI_F_2REAL(a)
 #define CHECK_VRED_MPI_F_2INT(a)
 #define VRED_MPI_TYPE(h, cls, arg) CHECK_##cls(arg)
-#include "mpi_types.def"
+#include "mpi/mpi_types.def"
 #undef VRED_MPI_TYPE
 
 static void add_type(MPI_Datatype dt, int cls, int fixed, size_t csize)
@@ -219,12 +219,12 @@ static void add_type(MPI_Datatype dt, int cls, int fixed, size_t csize)
 static void build(void)
 {
 #define VRED_MPI_TYPE(h, cls, arg) add_type(h, cls, ARG_FIXED_##cls(arg), ARG_SIZE_##cls(arg));
-#include "mpi_types.def"
+#include "mpi/mpi_types.def"
 #undef VRED_MPI_TYPE
 #define VRED_MPI_OP(h, vop)                                                                     \
     if ((h) != MPI_OP_NULL)                                                                     \
         insert(vred_mpi_op_slots, VRED_MPI_OP_BITS, VRED_MPI_HANDLE_BITS(h), vop, 0);
-#include "mpi_types.def"
+#include "mpi/mpi_types.def"
 #undef VRED_MPI_OP
 }
 

@@ -36,7 +36,7 @@ add_test(NAME mpi_coexist_${flavor}_alone
 add_test(NAME mpi_coexist_${flavor}_linked_tool_first
   COMMAND ${mpiexec} -np 2 env LD_PRELOAD=${tlib} $<TARGET_FILE:${tl}> --expect=tool-first)
 
-# vred's own calls must never reach its exported MPI_<X>/PMPI_<X> (src/mpi/next.h): a direct
+# vred's own calls must never reach its exported MPI_<X>/PMPI_<X> (src/next/next.h, src/mpi/pmpi_define.h): a direct
 # call would leave a dynamic relocation against one of those names in libvred-mpi.so.
 find_program(VRED_READELF NAMES readelf ${CMAKE_READELF})
 if(VRED_READELF AND CMAKE_NM)

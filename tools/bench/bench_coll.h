@@ -10,13 +10,11 @@
 #include <mpi.h>
 #include <stddef.h>
 
-/* From libvred-mpi.so. Weak: without it (vred-bench built against the plain libvred) they are
- * NULL and only the MPI library's column is measured. */
-extern int vred_mpi_force(const char *collective, const char *algorithm) __attribute__((weak));
-extern const char *vred_mpi_last_alg(void) __attribute__((weak));
-extern int vred_mpi_predict(const char *collective, const char *algorithm, MPI_Comm comm,
-                            size_t bytes, double *seconds) __attribute__((weak));
-extern int vred_mpi_nt(const char *mode) __attribute__((weak));
+/* libvred-mpi.so's extension API (vred_mpi_force, vred_mpi_last_alg, vred_mpi_predict,
+ * vred_mpi_nt), weak: without it (vred-bench built against the plain libvred) they are NULL and
+ * only the MPI library's column is measured. */
+#define VRED_MPI_WEAK
+#include "vred_mpi.h"
 
 /* The collectives the benchmark knows. */
 typedef enum { BC_ALLREDUCE, BC_REDUCE, BC_RSB, BC_SCAN, BC_BCAST, BC_ALLGATHER, BC_COUNT } bc_coll;

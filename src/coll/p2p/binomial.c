@@ -9,7 +9,7 @@
  * block sent to its rank.
  */
 #include <string.h>
-#include "p2p.h"
+#include "coll/p2p/p2p.h"
 
 int vred_p2p_reduce_tree(const vred_coll_args *a, int root, void *rbuf, void *acc)
 {

@@ -17,7 +17,7 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "msg.h"
+#include "coll/p2p/msg.h"
 #include "local/sparse.h"
 
 enum {
@@ -175,8 +175,8 @@ static void fold_piece(const vred_coll_args *a, const void *piece, const void *l
 {
     const char *l = vred_at(local, off, a->esize);
     char *o = vred_at(out, off, a->esize);
-    if (recv_left) vred_coll_reduce3(a, piece, l, o, m);
-    else vred_coll_reduce3(a, l, piece, o, m);
+    if (recv_left) vred_par_reduce3(a->e, a->esize, piece, l, o, m);
+    else vred_par_reduce3(a->e, a->esize, l, piece, o, m);
 }
 
 /* A packed segment that landed over its own destination: moved aside before it is expanded. */

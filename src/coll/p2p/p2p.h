@@ -2,7 +2,7 @@
 #ifndef VRED_P2P_H
 #define VRED_P2P_H
 
-#include "msg.h"
+#include "coll/p2p/msg.h"
 
 /* Binomial tree reduction of a->count elements to `root`: non-roots accumulate in `acc` (a
  * buffer of count elements, or NULL for the communicator's scratch), the root in `rbuf`. */

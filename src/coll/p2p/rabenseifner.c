@@ -15,7 +15,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "p2p.h"
+#include "coll/p2p/p2p.h"
 
 typedef struct {
     const vred_coll_args *a;

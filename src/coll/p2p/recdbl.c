@@ -9,7 +9,7 @@
  * the even one first and gets the result at the end.
  */
 #include <string.h>
-#include "p2p.h"
+#include "coll/p2p/p2p.h"
 
 int vred_allreduce_recdbl(const vred_coll_args *a)
 {

@@ -11,7 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "p2p.h"
+#include "coll/p2p/p2p.h"
 
 static int mod(int x, int p) { return ((x % p) + p) % p; }
 

@@ -9,7 +9,7 @@
  * input is intact).
  */
 #include <string.h>
-#include "p2p.h"
+#include "coll/p2p/p2p.h"
 
 int vred_scan_recdbl(const vred_coll_args *a)
 {
@@ -27,12 +27,12 @@ int vred_scan_recdbl(const vred_coll_args *a)
         int rc = vred_msg_sendrecv(a, partial, n, peer, in, n, peer);
         if (rc != MPI_SUCCESS) return rc;
         if (peer < r) {
-            vred_coll_reduce3(a, in, partial, part, n);
+            vred_par_reduce3(a->e, a->esize, in, partial, part, n);
             if (!result) memcpy(a->rbuf, in, n * es);
-            else vred_coll_reduce3(a, in, result, a->rbuf, n);
+            else vred_par_reduce3(a->e, a->esize, in, result, a->rbuf, n);
             result = a->rbuf;
         } else {
-            vred_coll_reduce3(a, partial, in, part, n);
+            vred_par_reduce3(a->e, a->esize, partial, in, part, n);
         }
         partial = part;
     }

@@ -9,7 +9,7 @@
  * once), out to the receive buffer (read only after the collective) with streaming stores when
  * the working set W = s p + s p^2 + 2 p I exceeds the cache (s: one rank's block).
  */
-#include "shm.h"
+#include "coll/shm/shm.h"
 
 #include "local/copy.h"
 

@@ -14,7 +14,7 @@
  * round protocol: the root does not refill a bank until every rank is done with the round two
  * before, which is what makes two banks a double buffer.
  */
-#include "shm.h"
+#include "coll/shm/shm.h"
 
 #include "local/copy.h"
 
@@ -72,7 +72,7 @@ int vred_shm_bcast_pipe(const vred_shm_args *a)
     vred_shm *s = a->n->shm;
     int p = a->n->size;
     size_t bytes = a->count * a->esize;
-    if (bytes == 0 || p == 1) return MPI_SUCCESS;
+    if (bytes == 0) return MPI_SUCCESS;
     size_t slice = bcast_slice(s, bytes);
     if (a->n->rank == a->root) {
         root_rounds(s, a->sbuf, bytes, slice);

@@ -10,14 +10,16 @@
  * copy-in comes first, so in place needs no care: the input is safe in the bank before rbuf
  * is written.
  */
-#include <string.h>
-#include "ma.h"
+#include "coll/shm/shm.h"
 #include "local/copy.h"
-#include "local/threads.h"
 
-size_t vred_shm_dpml_max(const vred_shm *s)
+/* The one place that decides whether a message fits DPML: every rank's whole buffer in one
+ * bank. entry.c asks before it runs DPML and runs MA instead when not (the same answer on every
+ * rank: it depends only on the arguments); select.c only prefers DPML below the measured switch
+ * point, before any region exists. */
+int vred_shm_dpml_fits(const vred_shm *s, size_t bytes)
 {
-    return s->size > 0 ? s->bank_bytes / (size_t)s->size / 64 * 64 : 0;
+    return s->size > 0 && bytes <= s->bank_bytes / (size_t)s->size / 64 * 64;
 }
 
 /* Each rank's part of the bank starts on a cache line of its own. */
@@ -52,45 +54,22 @@ static void dpml_round(const vred_shm_args *a, size_t lo, size_t n, void *out)
     vred_shm_round_end(s);
 }
 
-/* Handled here rather than in every caller: nothing to do, one rank, or too large a message
- * for one bank (then MA, chosen alike on every rank since it depends only on the arguments).
- * Returns 1 with *rc set if the call is done. */
-static int dpml_trivial(const vred_shm_args *a, vred_ma_kind kind, int *rc)
-{
-    *rc = MPI_SUCCESS;
-    size_t bytes = a->count * a->esize;
-    if (bytes == 0) return 1;
-    if (a->n->size == 1) {
-        if (a->sbuf != a->rbuf) memcpy(a->rbuf, a->sbuf, bytes);
-        return 1;
-    }
-    if (bytes > vred_shm_dpml_max(a->n->shm)) {
-        *rc = vred_ma_run(a, kind);
-        return 1;
-    }
-    return 0;
-}
-
+/* The callers (entry.c, hier.c) have checked vred_shm_dpml_fits and the one-rank case. */
 int vred_shm_allreduce_dpml(const vred_shm_args *a)
 {
-    int rc;
-    if (dpml_trivial(a, VRED_MA_ALLREDUCE, &rc)) return rc;
-    dpml_round(a, 0, a->count, a->rbuf);
+    if (a->count) dpml_round(a, 0, a->count, a->rbuf);
     return MPI_SUCCESS;
 }
 
 int vred_shm_reduce_dpml(const vred_shm_args *a)
 {
-    int rc;
-    if (dpml_trivial(a, VRED_MA_REDUCE, &rc)) return rc;
-    dpml_round(a, 0, a->count, a->n->rank == a->root ? a->rbuf : NULL);
+    if (a->count) dpml_round(a, 0, a->count, a->n->rank == a->root ? a->rbuf : NULL);
     return MPI_SUCCESS;
 }
 
 int vred_shm_reduce_scatter_dpml(const vred_shm_args *a)
 {
-    int rc;
-    if (dpml_trivial(a, VRED_MA_REDUCE_SCATTER, &rc)) return rc;
+    if (a->count == 0) return MPI_SUCCESS;
     size_t lo = 0;
     for (int q = 0; q < a->n->rank; q++) lo += a->counts[q];
     dpml_round(a, lo, a->counts[a->n->rank], a->rbuf);

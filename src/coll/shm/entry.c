@@ -4,8 +4,8 @@
  * ranks, in order); across nodes the hierarchical composition in hier.c does, with the node
  * algorithm's reduce as its intra-node stage.
  */
-#include "shm.h"
-#include "hier.h"
+#include "coll/shm/shm.h"
+#include "coll/shm/hier.h"
 
 typedef int (*across_fn)(const vred_coll_args *a, vred_shm_fn node_reduce);
 
@@ -18,11 +18,10 @@ static int run(const vred_coll_args *a, vred_shm_fn on_node, across_fn across,
     return on_node(&s);
 }
 
-/* DPML holds every rank's whole message in one bank; larger ones go movement-avoiding (the
- * same decision on every rank: it depends only on the arguments). */
+/* DPML holds every rank's whole message in one bank; larger ones go movement-avoiding. */
 static int dpml_fits(const vred_coll_args *a)
 {
-    return a->count * a->esize <= vred_shm_dpml_max(a->vc->node->shm);
+    return vred_shm_dpml_fits(a->vc->node->shm, a->count * a->esize);
 }
 
 int vred_reduce_ma(const vred_coll_args *a)

@@ -5,7 +5,7 @@
  */
 #include <limits.h>
 #include <string.h>
-#include "hier.h"
+#include "coll/shm/hier.h"
 #include "coll/p2p/p2p.h"
 
 enum { TAG_HIER = 7310 };
@@ -28,13 +28,10 @@ static vred_coll_args cross_args(const vred_coll_args *a, const void *sbuf, void
     return c;
 }
 
-/* The leaders' stage: the rule table's point-to-point algorithm for the leaders. */
+/* The leaders' stage: the model's cheapest point-to-point algorithm for the leaders (at least two:
+ * the hierarchical algorithms run only across nodes). */
 static int leaders(vred_coll coll, const vred_coll_args *c)
 {
-    if (c->size == 1) {
-        if (c->sbuf != c->rbuf && c->count) memcpy(c->rbuf, c->sbuf, c->count * c->esize);
-        return MPI_SUCCESS;
-    }
     vred_coll_fn fn = vred_select_between_nodes(coll, c->vc, c->count * c->esize);
     return fn(c);
 }
@@ -55,15 +52,19 @@ static int move_bytes(const vred_coll_args *a, void *buf, size_t n, int from, in
     return MPI_SUCCESS;
 }
 
-/* Node reduce to node rank 0 into `out` (significant there only). */
+/* Node reduce to node rank 0 into `out` (significant there only). A node may hold one rank of
+ * the communicator (ranks spread unevenly over nodes): the one place below the front where a
+ * stage has one rank, so the node algorithms themselves never see one. */
 static int node_reduce(const vred_coll_args *a, vred_shm_fn fn, void *out)
 {
+    if (a->vc->node->size == 1) return vred_one_rank(a->sbuf, out, a->count * a->esize);
     vred_shm_args s = {a->vc->node, a->e, a->esize, a->sbuf, out, a->count, NULL, 0};
     return fn(&s);
 }
 
 static int node_bcast(const vred_coll_args *a, void *buf, size_t count, int root)
 {
+    if (a->vc->node->size == 1) return MPI_SUCCESS; /* the buffer is the result */
     vred_shm_args s = {a->vc->node, NULL, a->esize, buf, buf, count, NULL, root};
     return vred_shm_bcast_pipe(&s);
 }

@@ -1,12 +1,12 @@
 /*
  * Hierarchical composition for communicators that span several nodes: the shared-memory
- * algorithm inside each node, the point-to-point algorithms (the rule table's choice for the
- * leaders' communicator) between node leaders, shared memory again to hand the result back.
+ * algorithm inside each node, the point-to-point algorithm the model predicts cheapest for the
+ * leaders' communicator between node leaders, shared memory again to hand the result back.
  */
 #ifndef VRED_SHM_HIER_H
 #define VRED_SHM_HIER_H
 
-#include "shm.h"
+#include "coll/shm/shm.h"
 
 typedef int (*vred_shm_fn)(const vred_shm_args *a);
 

@@ -23,38 +23,12 @@
  * starts while slow ranks still read round c, without a barrier.
  */
 #include <stdlib.h>
-#include <string.h>
-#include "ma.h"
+#include "coll/shm/ma.h"
 #include "local/copy.h"
-#include "local/threads.h"
-
-size_t vred_ma_slot_n(const vred_ma *ma, int q)
-{
-    size_t first = ma->disp[q] + ma->c * ma->I, end = ma->disp[q + 1];
-    if (first >= end) return 0;
-    return end - first < ma->I ? end - first : ma->I;
-}
-
-char *vred_ma_slot(const vred_ma *ma, int group, int q)
-{
-    return ma->bank + ((size_t)group * (size_t)ma->p + (size_t)q) * ma->I * ma->es;
-}
 
 static const char *slot_src(const vred_ma *ma, int q)
 {
     return vred_at(ma->a->sbuf, ma->disp[q] + ma->c * ma->I, ma->es);
-}
-
-void vred_ma_op(const vred_ma *ma, const void *in, const void *inout, void *out, size_t n)
-{
-    if (n) vred_par_reduce3(ma->a->e, ma->es, in, inout, out, n);
-}
-
-char *vred_ma_own_out(const vred_ma *ma)
-{
-    if (ma->kind == VRED_MA_REDUCE_SCATTER && !ma->shifted)
-        return vred_at(ma->a->rbuf, ma->c * ma->I, ma->es);
-    return vred_ma_slot(ma, 0, ma->r);
 }
 
 /* Step j of the group phase on part (t+1+j) % g: its slots [q0, q1). */
@@ -72,7 +46,7 @@ static void group_step(const vred_ma *ma, int j)
         if (j == 0)
             vred_copy(slot, slot_src(ma, q), n * ma->es, 0);
         else
-            vred_ma_op(ma, slot_src(ma, q), slot, final ? vred_ma_own_out(ma) : slot, n);
+            vred_par_reduce3(ma->a->e, ma->es, slot_src(ma, q), slot, final ? vred_ma_own_out(ma) : slot, n);
     }
 }
 
@@ -128,13 +102,6 @@ static void round_run(vred_ma *ma)
     vred_shm_round_end(s);
 }
 
-/* One rank: the result is the input (the front never sends p = 1 here; this keeps it safe). */
-static int single_rank(const vred_shm_args *a, size_t count)
-{
-    if (count && a->sbuf != a->rbuf) memcpy(a->rbuf, a->sbuf, count * a->esize);
-    return MPI_SUCCESS;
-}
-
 static void fill_disp(const vred_shm_args *a, vred_ma_kind kind, int p, size_t *disp)
 {
     disp[0] = 0;
@@ -162,7 +129,6 @@ static int run(vred_ma *ma)
     for (int q = 0; q < ma->p; q++)
         if (ma->disp[q + 1] - ma->disp[q] > maxb) maxb = ma->disp[q + 1] - ma->disp[q];
     if (maxb == 0) return MPI_SUCCESS; /* nothing to reduce, on every rank alike */
-    if (ma->p == 1) return single_rank(a, ma->disp[1]);
     vred_ma_groups(ma);
     ma->I = run_slice(ma, maxb);
     ma->chunks = (maxb + ma->I - 1) / ma->I;

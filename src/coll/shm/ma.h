@@ -19,7 +19,7 @@
 #define VRED_SHM_MA_H
 
 #include <stdint.h>
-#include "shm.h"
+#include "coll/shm/shm.h"
 
 typedef enum { VRED_MA_REDUCE_SCATTER, VRED_MA_ALLREDUCE, VRED_MA_REDUCE } vred_ma_kind;
 
@@ -47,16 +47,32 @@ typedef struct {
  * arguments except buffers. */
 int vred_ma_run(const vred_shm_args *a, vred_ma_kind kind);
 
+/* The geometry of the current round, inline here so that ma_socket.c needs only this header
+ * (ma.c calls ma_socket.c, never the other way round). */
+
 /* Elements of slot q in the current chunk (0 if block q is exhausted). */
-size_t vred_ma_slot_n(const vred_ma *ma, int q);
+static inline size_t vred_ma_slot_n(const vred_ma *ma, int q)
+{
+    size_t first = ma->disp[q] + ma->c * ma->I, end = ma->disp[q + 1];
+    if (first >= end) return 0;
+    return end - first < ma->I ? end - first : ma->I;
+}
+
 /* Group `group`'s copy of slot q in the current round's bank. */
-char *vred_ma_slot(const vred_ma *ma, int group, int q);
+static inline char *vred_ma_slot(const vred_ma *ma, int group, int q)
+{
+    return ma->bank + ((size_t)group * (size_t)ma->p + (size_t)q) * ma->I * ma->es;
+}
+
 /* Where this rank's own slot gets its final sum: straight into the receive buffer for
  * reduce_scatter (unless shifted in place), else group 0's copy of slot r in the bank, from
  * which it is copied out. Call only when slot r is not empty. */
-char *vred_ma_own_out(const vred_ma *ma);
-/* out = in op inout over n elements (n may be 0). */
-void vred_ma_op(const vred_ma *ma, const void *in, const void *inout, void *out, size_t n);
+static inline char *vred_ma_own_out(const vred_ma *ma)
+{
+    if (ma->kind == VRED_MA_REDUCE_SCATTER && !ma->shifted)
+        return vred_at(ma->a->rbuf, ma->c * ma->I, ma->es);
+    return vred_ma_slot(ma, 0, ma->r);
+}
 
 /* ma_socket.c: the groups of a->n (one group unless a->n->sockets > 1), and the second level of
  * the socket-aware algorithm: slot r's m group partials combined, in group order, into

@@ -5,7 +5,7 @@
  * cache (sec. 4.3.1).
  * Every rank copies the same bank bytes: identical results everywhere.
  */
-#include "ma.h"
+#include "coll/shm/ma.h"
 
 int vred_shm_allreduce_ma(const vred_shm_args *a)
 {

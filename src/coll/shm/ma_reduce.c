@@ -18,10 +18,8 @@
  * chain on part v. Every rank posts m times per round, the root included (sync.h: the counters
  * of all node ranks stay equal).
  */
-#include <string.h>
-#include "ma.h"
+#include "coll/shm/ma.h"
 #include "local/copy.h"
-#include "local/threads.h"
 
 typedef struct {
     const vred_shm_args *a;
@@ -88,10 +86,6 @@ int vred_shm_reduce_ma(const vred_shm_args *a)
 {
     int p = a->n->size;
     if (a->count == 0) return MPI_SUCCESS;
-    if (p == 1) {
-        if (a->sbuf != a->rbuf) memcpy(a->rbuf, a->sbuf, a->count * a->esize);
-        return MPI_SUCCESS;
-    }
     if (a->n->sockets > 1) return vred_ma_run(a, VRED_MA_REDUCE);
     chain ch = {a, a->n->shm, p - 1, 0, a->esize};
     ch.I = vred_shm_slice(ch.s, a->count, a->esize, ch.m);

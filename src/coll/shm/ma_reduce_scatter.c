@@ -5,7 +5,7 @@
  * not at the start, the sum goes through the bank (see finish_round in ma.c). Total copy volume
  * 2s, total data access s (3p - 1) (paper table 1).
  */
-#include "ma.h"
+#include "coll/shm/ma.h"
 
 int vred_shm_reduce_scatter_ma(const vred_shm_args *a)
 {

@@ -10,7 +10,7 @@
  * contiguous); they may have any sizes, e.g. 2 + 3. A group of one rank just copies the chunk
  * into its area.
  */
-#include "ma.h"
+#include "coll/shm/ma.h"
 
 void vred_ma_groups(vred_ma *ma)
 {
@@ -42,7 +42,7 @@ void vred_ma_combine(const vred_ma *ma)
      * it out gets these very bits. */
     const char *acc = vred_ma_slot(ma, 0, ma->r);
     for (int k = 1; k < ma->m; k++) {
-        vred_ma_op(ma, acc, vred_ma_slot(ma, k, ma->r), out, n);
+        vred_par_reduce3(ma->a->e, ma->es, acc, vred_ma_slot(ma, k, ma->r), out, n);
         acc = out;
     }
 }

@@ -4,9 +4,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "node.h"
+#include "coll/shm/node.h"
 #include "local/topo.h"
-#include "mpi/next.h"
+#include "next/next.h"
 
 /* I_max: two banks of p slices stay in a core's L2 at 2 ranks (measured: docs/collectives.md),
  * and the region stays below 64 MiB however many ranks a node has. */

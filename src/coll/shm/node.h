@@ -7,7 +7,7 @@
 #define VRED_SHM_NODE_H
 
 #include "coll/coll.h"
-#include "region.h"
+#include "coll/shm/region.h"
 
 struct vred_node {
     MPI_Comm comm;        /* this node's ranks, in the order of the communicator (private) */

@@ -12,8 +12,8 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "region.h"
-#include "mpi/next.h"
+#include "coll/shm/region.h"
+#include "next/next.h"
 
 enum { NAME_MAX_LEN = 64, PAGE = 4096 };
 

@@ -7,8 +7,8 @@
 #ifndef VRED_SHM_H
 #define VRED_SHM_H
 
-#include "node.h"
-#include "sync.h"
+#include "coll/shm/node.h"
+#include "coll/shm/sync.h"
 
 typedef struct {
     vred_node *n;
@@ -36,8 +36,8 @@ int vred_shm_reduce_dpml(const vred_shm_args *a);
 int vred_shm_bcast_pipe(const vred_shm_args *a);
 int vred_shm_allgather_pipe(const vred_shm_args *a);
 
-/* Largest message (bytes) the DPML-like algorithm can take: every rank's whole buffer in one
- * bank. */
-size_t vred_shm_dpml_max(const vred_shm *s);
+/* 1 if a message of `bytes` fits the DPML-like algorithm: every rank's whole buffer in one bank
+ * (dpml.c; asked by entry.c only). */
+int vred_shm_dpml_fits(const vred_shm *s, size_t bytes);
 
 #endif

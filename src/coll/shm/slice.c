@@ -4,7 +4,7 @@
  * I_max keeps the p slices of a round (the bank's working part) small enough to stay in the
  * cache across the p steps that read them; a cache line is the least that is worth a step.
  */
-#include "ma.h"
+#include "coll/shm/ma.h"
 
 enum { LINE = 64 };
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <mpi.h>
-#include "sync.h"
+#include "coll/shm/sync.h"
 
 static inline void cpu_relax(void)
 {

@@ -17,7 +17,7 @@
 #ifndef VRED_SHM_SYNC_H
 #define VRED_SHM_SYNC_H
 
-#include "region.h"
+#include "coll/shm/region.h"
 
 /* Publish one step: everything this rank wrote before is visible to a peer that observes it. */
 static inline void vred_shm_post(vred_shm *s)

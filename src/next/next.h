@@ -1,4 +1,7 @@
 /*
+ * The MPI underneath: the module below coll/ and mpi/ through which vred's own calls of the
+ * collectives it intercepts reach the MPI library (libvred-mpi.so only; built per MPI flavor).
+ *
  * vred's own calls to the MPI functions it intercepts go to the NEXT library's PMPI_<X>, never
  * to a plain PMPI_<X>.
  *
@@ -11,8 +14,8 @@
  * after libvred-mpi.so, the MPI library. Functions vred does not intercept (PMPI_Isend,
  * PMPI_Comm_rank, ...) are called directly: vred does not define them.
  */
-#ifndef VRED_MPI_NEXT_H
-#define VRED_MPI_NEXT_H
+#ifndef VRED_NEXT_H
+#define VRED_NEXT_H
 
 #include <mpi.h>
 
@@ -63,22 +66,5 @@ static inline const vred_next_fns *vred_next(void)
     return __atomic_load_n(&vred_next_ready, __ATOMIC_ACQUIRE) ? &vred_next_table
                                                                : vred_next_resolve();
 }
-
-/*
- * vred's PMPI_<name>, after its MPI_<name> in the same file. With a PMPI tool above vred (the
- * tool's MPI_<name> calls PMPI_<name> to reach "the MPI"), it is vred's MPI_<name>: vred serves
- * or passes the call on, and the tool keeps working. Otherwise it is the next library's
- * PMPI_<name>, untouched: then PMPI_<name> stays the MPI library's own, which the tests and
- * benchmarks compare vred against and Open MPI's Fortran bindings call. vred's MPI_<name> is
- * reached through a hidden alias: a call by name would bind to the tool's MPI_<name> and loop.
- */
-#define VRED_PMPI(name, params, args)                                                           \
-    extern __typeof__(MPI_##name) vred_own_##name                                               \
-        __attribute__((alias("MPI_" #name), visibility("hidden")));                             \
-    __attribute__((visibility("default"))) int PMPI_##name params                               \
-    {                                                                                           \
-        const vred_next_fns *n = vred_next();                                                   \
-        return n->tool_above[VRED_NEXT_ID_##name] ? vred_own_##name args : n->name args;        \
-    }
 
 #endif

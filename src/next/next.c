@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "next.h"
+#include "next/next.h"
 
 vred_next_fns vred_next_table;
 int vred_next_ready;
