@@ -13,6 +13,9 @@
 #   --mpi-arg ARG    one more argument for the launcher (repeatable), e.g. --mpi-arg --mca
 #                    --mpi-arg op --mpi-arg ^avx
 #   --timeout S      the job is killed after S seconds (exit 124)               (300)
+#   --cpus C         split: each host gets its own share of this machine's CPUs (taskset),
+#                    as real hosts have their own cores (needs hosts <= CPUs); shared: every
+#                    host may use every CPU                                     (split if it can)
 #   --keep-going     (ignored; reserved)
 #   -v               show the commands
 #
@@ -22,7 +25,12 @@
 # no added delay). Every process of a host runs under `unshare --uts --mount` with the host's
 # own hostname (vh<i>), /etc/hosts naming every host, and private tmpfs on /dev/shm and /tmp:
 # Open MPI's shared-memory transport and MPI_COMM_TYPE_SHARED see the namespaces as separate
-# nodes. mpirun runs on host vh0; the other hosts are reached through an rsh/ssh-like agent
+# nodes. Each host runs on its own share of the CPUs (--cpus split, taskset) and Open MPI is told
+# --bind-to none: left to itself, each host's Open MPI binds its first rank to core 0, so that
+# every host's rank 0 shares one core (2 hosts x 1 rank: both ranks on CPU 0, milliseconds per
+# message). MPICH's UCX is limited to UCX_TLS=self,tcp (unless UCX_TLS is set): its shared-memory
+# transports reach a peer's memory through /proc/<pid> whatever the namespaces, so that between
+# "hosts" nothing would cross the shaped link. mpirun runs on host vh0; the other hosts are reached through an rsh/ssh-like agent
 # (Open MPI: --mca plm_rsh_agent, plm_rsh_no_tree_spawn; MPICH hydra: -launcher ssh
 # -launcher-exec) kept in /run/vred-multihost/<id>/ (outside /tmp, which is private per host).
 #
@@ -35,9 +43,9 @@
 # may overlap.
 set -u
 
-hosts=2 ppn=1 rate=none mpi=openmpi timeout_s=300 verbose=0
+hosts=2 ppn=1 rate=none mpi=openmpi timeout_s=300 verbose=0 cpus=auto
 envs=() mpiargs=()
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 die() { echo "multihost: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
@@ -48,6 +56,7 @@ while [ $# -gt 0 ]; do
     --env) envs+=("${2:?}"); shift 2 ;;
     --mpi-arg) mpiargs+=("${2?}"); shift 2 ;;
     --timeout) timeout_s=${2:?}; shift 2 ;;
+    --cpus) cpus=${2:?}; shift 2 ;;
     --keep-going) shift ;;
     -v) verbose=1; shift ;;
     --) shift; break ;;
@@ -64,6 +73,7 @@ none|0) rate=none ;;
 *) [[ $rate =~ ^[0-9]+(\.[0-9]+)?([kmg]bit)$ ]] || die "--rate '$rate': give e.g. 1gbit, 10gbit, 500mbit or none" ;;
 esac
 case $mpi in openmpi|mpich) ;; *) die "--mpi must be openmpi or mpich" ;; esac
+case $cpus in auto|split|shared) ;; *) die "--cpus must be split or shared" ;; esac
 for e in "${envs[@]+"${envs[@]}"}"; do
     [[ $e == *=* ]] || die "--env '$e': expected VAR=VALUE"
 done
@@ -164,9 +174,25 @@ ip link add "$br" type bridge nf_call_iptables 0 2>"$state/err" ||
 ip link set "$br" up
 : >"$state/hosts"
 echo "127.0.0.1 localhost" >>"$state/hosts"
+# The CPUs of each host: this process's allowed CPUs dealt out in contiguous shares.
+mapfile -t mycpus < <(awk '/^Cpus_allowed_list/ { n = split($2, r, ",");
+    for (i = 1; i <= n; i++) { m = split(r[i], ab, "-"); b = m > 1 ? ab[2] : ab[1];
+        for (c = ab[1]; c <= b; c++) print c } }' /proc/self/status)
+ncpu=${#mycpus[@]}
+if [ $cpus = auto ]; then
+    cpus=shared
+    [ "$hosts" -le "$ncpu" ] && command -v taskset >/dev/null && cpus=split
+elif [ $cpus = split ] && { [ "$hosts" -gt "$ncpu" ] || ! command -v taskset >/dev/null; }; then
+    die "--cpus split: $hosts hosts need at least $hosts CPUs (have $ncpu) and taskset"
+fi
 for ((i = 0; i < hosts; i++)); do
     echo "$(ip_of $i) vh$i" >>"$state/hosts"
-    echo "vh$i $(ns $i)" >>"$state/map"
+    set=-
+    if [ $cpus = split ]; then
+        lo=$((i * ncpu / hosts)) hi=$(((i + 1) * ncpu / hosts))
+        set=$(printf '%s\n' "${mycpus[@]:$lo:$((hi - lo))}" | paste -sd,)
+    fi
+    echo "vh$i $(ns $i) $set" >>"$state/map"
 done
 for ((i = 0; i < hosts; i++)); do
     n=$(ns $i) v=$(veth $i)
@@ -180,7 +206,7 @@ for ((i = 0; i < hosts; i++)); do
     shape "$v"
     shape eth0 "$n"
 done
-say "hosts vh0..vh$((hosts - 1)) on $br ($net.0/24), rate $rate, $ppn rank(s) each"
+say "hosts vh0..vh$((hosts - 1)) on $br ($net.0/24), rate $rate, $ppn rank(s) each, CPUs $cpus"
 
 # Run a command as on host vh<i>: its network, hostname, /etc/hosts, private /dev/shm and /tmp.
 cat >"$state/enter" <<EOF
@@ -188,8 +214,11 @@ cat >"$state/enter" <<EOF
 # enter HOSTNAME COMMAND-STRING: run COMMAND-STRING (sh) on that host of run $id.
 h=\$1; shift
 n=\$(awk -v h="\$h" '\$1 == h { print \$2 }' "$state/map")
+c=\$(awk -v h="\$h" '\$1 == h { print \$3 }' "$state/map")
 [ -n "\$n" ] || { echo "multihost: unknown host '\$h'" >&2; exit 255; }
-exec ip netns exec "\$n" unshare --uts --mount --propagation private sh -c '
+bind=
+[ "\$c" != - ] && bind="taskset -c \$c"
+exec \$bind ip netns exec "\$n" unshare --uts --mount --propagation private sh -c '
     hostname "\$0" && mount --bind "$state/hosts" /etc/hosts &&
     mount -t tmpfs -o mode=1777,size=50% tmpfs /dev/shm && mount -t tmpfs -o mode=1777 tmpfs /tmp &&
     exec sh -c "\$1"' "\$h" "\$*"
@@ -219,7 +248,7 @@ if [ $mpi = openmpi ]; then
     cmd=("$launcher" --allow-run-as-root --oversubscribe -np $np -host "$hostlist"
         --mca plm_rsh_agent "$state/agent" --mca plm_rsh_no_tree_spawn 1
         --mca oob_tcp_if_include $net.0/24 --mca btl_tcp_if_include $net.0/24
-        --mca btl self,vader,tcp --mca pml ob1 --mca orte_keep_fqdn_hostnames 1)
+        --mca btl self,vader,tcp --mca pml ob1 --mca orte_keep_fqdn_hostnames 1 --bind-to none)
     for e in "${envs[@]+"${envs[@]}"}"; do cmd+=(-x "$e"); done
     # What the user's environment says for vred goes to the ranks too.
     for v in $(env | sed -n 's/^\(VRED_[A-Z0-9_]*\|XDG_CACHE_HOME\|LD_PRELOAD\)=.*/\1/p'); do
@@ -227,7 +256,7 @@ if [ $mpi = openmpi ]; then
     done
 else
     cmd=("$launcher" -launcher ssh -launcher-exec "$state/agent" -hosts "$hostlist" -n $np
-        -iface eth0 -genv UCX_NET_DEVICES eth0)
+        -iface eth0 -genv UCX_NET_DEVICES eth0 -genv UCX_TLS "${UCX_TLS:-self,tcp}")
     for e in "${envs[@]+"${envs[@]}"}"; do cmd+=(-genv "${e%%=*}" "${e#*=}"); done
 fi
 cmd+=("${mpiargs[@]+"${mpiargs[@]}"}" "$@")
