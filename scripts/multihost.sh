@@ -152,8 +152,10 @@ reap
 mkdir -p "$state" || skip "cannot create $state"
 echo $$ >"$state/pid"
 
-# tbf: a burst of 2 ms of the rate (at least 256 KiB, for the 64 KiB GSO packets of veth),
-# a queue of 20 ms.
+# tbf: a burst of 2 ms of the rate (at least 256 KiB: veth's GSO packets are up to 64 KiB),
+# a queue of 20 ms. (A burst of 0.2 ms, 128 KiB at least, made TCP crawl: 16 MiB allreduce at
+# 10 Gbit/s took 364 ms instead of 26.) Above 1 Gbit/s the burst exceeds vred's 1 MiB link probe
+# (src/mpi/comm.c), which then sees up to the veth's own speed.
 shape() { # dev [netns]
     [ $rate = none ] && return 0
     local bps
