@@ -120,14 +120,9 @@ teardown() {
         [ -e /run/netns/$(ns $i) ] && ip netns del "$(ns $i)" 2>/dev/null
     done
     ip link del "$br" 2>/dev/null
-    rm -rf "$state"
-    rmdir /run/vred-multihost 2>/dev/null
+    rm -rf "$state" # (/run/vred-multihost itself stays: another run may be starting in it)
     exit $rc
 }
-trap teardown EXIT
-trap 'exit 143' TERM
-trap 'exit 130' INT
-trap 'exit 129' HUP
 
 # Runs whose script was killed outright (SIGKILL: no trap ran) left their objects: remove them.
 reap() {
@@ -148,9 +143,15 @@ reap() {
     done
 }
 reap
-[ -e "$state" ] && die "$state exists: another run with MULTIHOST_ID=$id is under way"
-mkdir -p "$state" || skip "cannot create $state"
+mkdir -p /run/vred-multihost || skip "cannot create /run/vred-multihost"
+# The run owns its objects from here on (mkdir fails if another run holds the id: its objects
+# are not this run's to tear down).
+mkdir "$state" 2>/dev/null || die "$state exists: another run with MULTIHOST_ID=$id is under way"
 echo $$ >"$state/pid"
+trap teardown EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'exit 129' HUP
 
 # tbf: a burst of 2 ms of the rate (at least 256 KiB: veth's GSO packets are up to 64 KiB),
 # a queue of 20 ms. (A burst of 0.2 ms, 128 KiB at least, made TCP crawl: 16 MiB allreduce at
