@@ -57,10 +57,13 @@ add_test(NAME multihost_link_${flavor}
 list(APPEND names multihost_teardown_${flavor} multihost_link_${flavor})
 if(NOT ompi)
   # UCX over TCP between the ranks of one host too (the harness's UCX_TLS=self,tcp, so that
-  # nothing bypasses the link) tripled these runs (30 -> 94 s); the shaped 3x1 test and the
-  # link test keep TCP, these let UCX use its shared memory (it reaches the other namespaces:
-  # the MPI's transport, not vred's algorithms, is what differs).
+  # nothing bypasses the link) tripled these runs (30 -> 94 s); the link test keeps TCP, these
+  # let UCX use its shared memory (it reaches the other namespaces: the MPI's transport, not
+  # vred's algorithms, is what differs). On 3 hosts, MPICH 4.0 with UCX over TCP hangs in
+  # MPI_Finalize in about half the runs, after every check passed, with VRED_DISABLE=1 too
+  # (docs/multihost.md): the 3-host test takes UCX's shared memory as well.
   set_tests_properties(multihost_coll_${flavor}_2x2 multihost_coll_${flavor}_3x2
+    multihost_coll_${flavor}_3x1_10gbit
     multihost_move_${flavor}_2x2 multihost_rounding_${flavor}_2x2 multihost_pairs_${flavor}_2x2
     PROPERTIES ENVIRONMENT "UCX_TLS=all")
 endif()
