@@ -4,7 +4,7 @@
 # (bench/report.py). `make report` runs this after building.
 #
 # usage: bench/run_report.sh [--build DIR] [--out DIR] [--only LIST] [--quick] [--no-report]
-#   --only LIST   a subset of: local counters lammps train copy reduce scalar fortran (default all), run in
+#   --only LIST   a subset of: local counters lammps train copy reduce scalar fortran multihost (default all), run in
 #                 the order given
 #   --quick       smaller sizes / fewer rounds everywhere (a smoke test of the pipeline: ~8 min)
 #   --lite        between the two: fewer sizes and rounds, the same experiments (for a busy machine)
@@ -34,6 +34,9 @@
 #   8 fortran   Fortran callers (issue 13): a 64 MiB MPI_REAL allreduce loop (`use mpi`) on Open
 #               MPI and MPICH, and Debian's Quantum ESPRESSO (pw.x) on 2 ranks, with and without
 #               vred (bench/run_fortran.sh)
+#   9 multihost hosts as network namespaces on links shaped by tc (issue 17): reduce/allreduce
+#               1-64 MiB on 2 and 3 hosts at 1 and 10 Gbit/s, both MPIs, each algorithm and the
+#               model; compression break-even; threads (bench/run_multihost.sh; root only)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,7 +55,7 @@ while [ $# -gt 0 ]; do
     *) echo "run_report.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-all=(local counters lammps train copy reduce scalar fortran)
+all=(local counters lammps train copy reduce scalar fortran multihost)
 if [ "$only" = all ]; then sel=("${all[@]}"); else IFS=', ' read -r -a sel <<<"$only"; fi
 for e in "${sel[@]}"; do
   [[ " ${all[*]} " == *" $e "* ]] || { echo "run_report.sh: unknown experiment '$e' (${all[*]})" >&2; exit 2; }
@@ -254,6 +257,20 @@ x_fortran() {
   run fortran "$root/bench/run_fortran.sh" --build "$B" --reps $reps --out "$out/fortran" >"$out/fortran/run.txt" 2>&1 ||
     failed+=(fortran)
   end fortran
+}
+
+# ---- 9: several hosts (network namespaces, shaped links) -----------------------------------------
+x_multihost() {
+  begin multihost "Several hosts: namespaces on 1 and 10 Gbit/s links (issue 17)"
+  local opt=()
+  [ $lite = 1 ] && opt=(--sizes 1M,16M,64M --sparsities "0 0.35 0.65 0.9")
+  [ $quick = 1 ] && opt=(--mpis openmpi --hosts 2 --sizes 1M,16M --sparsities "0 0.65" --rates 10gbit)
+  local rc=0
+  run multihost "$root/bench/run_multihost.sh" --build "$B" --out "$out/multihost" "${opt[@]}" \
+    >"$out/multihost/run.txt" 2>&1 || rc=$?
+  # 77: not root (no namespaces): the report says so
+  [ $rc = 0 ] || [ $rc = 77 ] || failed+=(multihost)
+  end multihost
 }
 
 # In the order given (--only), so the most wanted results come first on a busy machine.

@@ -4,6 +4,7 @@
  * Node structure: ranks with the same node key share a node; the key is the world rank of the
  * node's first rank (MPI_COMM_TYPE_SHARED) or world rank / VRED_NODE_SIZE.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <pthread.h>
@@ -93,6 +94,102 @@ static int shape(vred_comm *vc, int key, int *keys)
     return rc;
 }
 
+/*
+ * The link between nodes, measured (issue 17): the cost model's alpha_net and beta_net come from
+ * a ping-pong between rank 0 and the first rank of another node, on the first communicator that
+ * spans nodes (16 round trips of 8 bytes: alpha = the median / 2; then 2 of 256 KiB and 2 of
+ * 1 MiB: beta from the difference of the fastest of each; ~60 ms at 1 Gbit/s,
+ * ~7 ms at 10), and
+ * from what this process measured or was given since (every rank keeps what rank 0 broadcast,
+ * so a later communicator's rank 0 has it). Rank 0 alone decides and its model is broadcast:
+ * every rank selects alike. VRED_TUNE_FILE given: its model is the user's, nothing measured.
+ */
+enum { TAG_LINK = 7399, LINK_SMALL_REPS = 16, LINK_BIG_REPS = 2, LINK_BIG = 1 << 20 };
+static struct {
+    int known;
+    double alpha, beta;
+} link_net;
+
+int vred_mpi_link(double *alpha, double *beta)
+{
+    *alpha = link_net.alpha;
+    *beta = link_net.beta;
+    return link_net.known;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* One round trip of n bytes between ranks a (starts) and b; its time on a. */
+static double round_trip(MPI_Comm c, int me, int a, int b, char *buf, int n)
+{
+    double t0 = PMPI_Wtime();
+    if (me == a) {
+        PMPI_Send(buf, n, MPI_BYTE, b, TAG_LINK, c);
+        PMPI_Recv(buf, n, MPI_BYTE, b, TAG_LINK, c, MPI_STATUS_IGNORE);
+    } else {
+        PMPI_Recv(buf, n, MPI_BYTE, a, TAG_LINK, c, MPI_STATUS_IGNORE);
+        PMPI_Send(buf, n, MPI_BYTE, a, TAG_LINK, c);
+    }
+    return PMPI_Wtime() - t0;
+}
+
+/* Collective over vc->comm (vc->nodes > 1): rank 0's vc->model gets the link's alpha/beta. */
+static int measure_link(vred_comm *vc, int key)
+{
+    int todo = vc->rank == 0 && !link_net.known && !vred_config_get()->tune_file, k0 = key;
+    const vred_next_fns *nx = vred_next();
+    if (nx->Bcast(&todo, 1, MPI_INT, 0, vc->comm) != MPI_SUCCESS) return MPI_ERR_OTHER;
+    if (!todo) {
+        if (vc->rank == 0 && link_net.known) {
+            vc->model.alpha_net = link_net.alpha;
+            vc->model.beta_net = link_net.beta;
+        }
+        return MPI_SUCCESS;
+    }
+    /* The peer: the lowest rank on another node than rank 0. */
+    int mine = INT32_MAX, peer = INT32_MAX;
+    if (nx->Bcast(&k0, 1, MPI_INT, 0, vc->comm) != MPI_SUCCESS) return MPI_ERR_OTHER;
+    if (key != k0) mine = vc->rank;
+    if (nx->Allreduce(&mine, &peer, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS)
+        return MPI_ERR_OTHER;
+    if (vc->rank != 0 && vc->rank != peer) return MPI_SUCCESS;
+    char *buf = calloc(LINK_BIG, 1);
+    int ok = buf != NULL, both = 0;
+    /* Both ends agree to go on (a failed allocation on one must not leave the other waiting). */
+    PMPI_Sendrecv(&ok, 1, MPI_INT, vc->rank ? 0 : peer, TAG_LINK, &both, 1, MPI_INT,
+                  vc->rank ? 0 : peer, TAG_LINK, vc->comm, MPI_STATUS_IGNORE);
+    if (ok && both) {
+        double rt[LINK_SMALL_REPS], mid = 1e9, big = 1e9;
+        round_trip(vc->comm, vc->rank, 0, peer, buf, LINK_BIG); /* connection set-up */
+        for (int i = 0; i < LINK_SMALL_REPS; i++)
+            rt[i] = round_trip(vc->comm, vc->rank, 0, peer, buf, 8);
+        /* alpha from the median round trip, not the fastest: where ranks outnumber cores
+         * (3 namespaced hosts on 2 CPUs) the typical message waits for its receiver to be
+         * scheduled, and the fastest one hides that from the model */
+        qsort(rt, LINK_SMALL_REPS, sizeof rt[0], cmp_double);
+        double small = rt[LINK_SMALL_REPS / 2];
+        for (int i = 0; i < LINK_BIG_REPS; i++) {
+            mid = fmin(mid, round_trip(vc->comm, vc->rank, 0, peer, buf, LINK_BIG / 4));
+            big = fmin(big, round_trip(vc->comm, vc->rank, 0, peer, buf, LINK_BIG));
+        }
+        if (vc->rank == 0) {
+            /* beta from the difference of two sizes: a constant of the link (a rate
+             * limiter's burst, a rendezvous) cancels out */
+            double alpha = small / 2, beta = (big - mid) / 2 / (LINK_BIG - LINK_BIG / 4);
+            if (alpha > 0 && beta > 0) {
+                vc->model.alpha_net = alpha;
+                vc->model.beta_net = beta;
+            }
+        }
+    }
+    free(buf);
+    return MPI_SUCCESS;
+}
+
 static vred_comm *create(MPI_Comm comm)
 {
     int rank = 0, size = 0, key, ok;
@@ -123,9 +220,15 @@ static vred_comm *create(MPI_Comm comm)
     if (shape(vc, key, keys) != MPI_SUCCESS) goto fail;
     /* One model for the whole communicator, so that every rank selects alike. */
     if (vc->rank == 0) vred_model_load(&vc->model);
+    if (vc->nodes > 1 && measure_link(vc, key) != MPI_SUCCESS) goto fail;
     if (vred_next()->Bcast(&vc->model, sizeof vc->model, MPI_BYTE, 0, vc->comm) != MPI_SUCCESS ||
         vred_learn_load(vc) != MPI_SUCCESS)
         goto fail;
+    if (vc->nodes > 1 && !vred_config_get()->tune_file) {
+        link_net.alpha = vc->model.alpha_net;
+        link_net.beta = vc->model.beta_net;
+        link_net.known = 1;
+    }
     free(keys);
     return vc;
 fail:

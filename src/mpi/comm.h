@@ -13,6 +13,10 @@
  * state could not be made). */
 vred_comm *vred_comm_get(MPI_Comm comm);
 
+/* The link between nodes this process's cost model took (measured on the first communicator
+ * spanning nodes): 1 and *alpha (s per message), *beta (s per byte) if known, else 0. */
+int vred_mpi_link(double *alpha, double *beta);
+
 /* Free the states of MPI_COMM_WORLD and MPI_COMM_SELF (from MPI_Finalize, before PMPI_Finalize). */
 void vred_comm_finalize(void);
 

@@ -12,6 +12,7 @@
 #include "mpi/stats.h"
 #include "next/next.h"
 #include "mpi/types.h"
+#include "mpi/comm.h"
 #include "vred_mpi.h"
 
 int vred_stats_on;
@@ -234,6 +235,13 @@ static char *format(const uint64_t *w, const char *rank, size_t *len)
             (unsigned long long)p.served, (unsigned long long)p.passed,
             (unsigned long long)p.bytes, p.seconds);
     each(w, line, &p);
+    /* The link between nodes the cost model took (measured at the first multi-node
+     * communicator, src/mpi/comm.c): per process only. */
+    double alpha, beta;
+    if (strcmp(rank, "all") && vred_mpi_link(&alpha, &beta))
+        fprintf(p.out, "vred-stats rank=%s link alpha_net_us=%.2f beta_net_ns_per_byte=%.4f "
+                       "gbit_s=%.2f source=measured\n", rank, alpha * 1e6, beta * 1e9,
+                beta > 0 ? 8e-9 / beta : 0.0);
     if (fclose(p.out)) {
         free(text);
         return NULL;

@@ -40,6 +40,8 @@
  *                         1M+3 under "auto" always runs). For slow oversubscribed MPIs.
  *   --only=COLL           allreduce|reduce|reduce_scatter_block|reduce_scatter|scan|exscan
  *   --alg=NAME            only this algorithm
+ *   --expect-nodes=N      fail unless MPI_COMM_WORLD spans N nodes as vred sees them
+ *                         (MPI_COMM_TYPE_SHARED, or VRED_NODE_SIZE): the multi-host tests
  *   VRED_TEST_TRACE=1     print each case before it runs (to find a hang or a crash)
  *   --inject-fault        corrupt one result on rank 0 (checks that the test catches it)
  * Prints one summary line; exits 1 (after MPI_Finalize) if any check failed on any rank.
@@ -121,6 +123,7 @@ enum { MODE_COMPARE, MODE_VRED, MODE_PASS };
 static int trace, mode = MODE_COMPARE, sparse_mode, quick, inject_fault, only_coll = -1;
 static const char *only_alg;
 static long checks, failures, vred_calls, vred_served, printed, mpi_deviations;
+static int expect_nodes; /* --expect-nodes=N: MPI_COMM_WORLD must span N nodes */
 static int wrank, wsize;
 static long caseno; /* identical on every rank: drives the rotations */
 static long enumno, sample_k = 1, sample_phase; /* --sample=K[:P]: run enumerated case e iff e % K == P */
@@ -255,16 +258,33 @@ typedef struct {
     int shm; /* some node holds two of its ranks (shared-memory algorithms can serve) */
 } commi;
 
-/* Does some node hold two ranks of c? Nodes as vred sees them: VRED_NODE_SIZE=k groups world
- * ranks by k, else this machine is one node; VRED_SHM=off turns shared memory off. */
+/* This world rank's node as vred sees nodes: VRED_NODE_SIZE=k groups world ranks by k, else
+ * MPI_COMM_TYPE_SHARED (its lowest world rank), as on a cluster (scripts/multihost.sh). The
+ * first call must be made by every rank of MPI_COMM_WORLD. */
+static int node_of_me(void)
+{
+    static int known = 0, mine;
+    if (known) return mine; /* the first call is collective over MPI_COMM_WORLD */
+    known = 1;
+    const char *ns = getenv("VRED_NODE_SIZE");
+    int k = ns ? atoi(ns) : 0, wr;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    if (k > 0) return mine = wr / k;
+    MPI_Comm node;
+    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    PMPI_Allreduce(&wr, &mine, 1, MPI_INT, MPI_MIN, node);
+    PMPI_Comm_free(&node);
+    return mine;
+}
+
+/* Does some node hold two ranks of c? (node_of_me); VRED_SHM=off turns shared memory off. */
 static int shm_possible(MPI_Comm c, int size)
 {
-    const char *off = getenv("VRED_SHM"), *ns = getenv("VRED_NODE_SIZE");
+    const char *off = getenv("VRED_SHM");
     if (off && !strcmp(off, "off")) return 0;
     if (getenv("TEST_SHM_UNAVAILABLE")) return 0; /* shm_full.sh: /dev/shm cannot hold a region */
-    int k = ns ? atoi(ns) : 0, wr, *nodes = malloc((size_t)size * sizeof(int)), two = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
-    int mine = k > 0 ? wr / k : 0;
+    int *nodes = malloc((size_t)size * sizeof(int)), two = 0;
+    int mine = node_of_me();
     PMPI_Allgather(&mine, 1, MPI_INT, nodes, 1, MPI_INT, c);
     for (int i = 0; i < size; i++)
         for (int j = i + 1; j < size; j++) two |= nodes[i] == nodes[j];
@@ -826,6 +846,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--sparse")) sparse_mode = 1;
         else if (!strcmp(argv[a], "--quick")) quick = 1;
         else if (!strcmp(argv[a], "--inject-fault")) inject_fault = 1;
+        else if (!strncmp(argv[a], "--expect-nodes=", 15)) expect_nodes = atoi(argv[a] + 15);
         else if (!strncmp(argv[a], "--alg=", 6)) only_alg = argv[a] + 6;
         else if (!strncmp(argv[a], "--sample=", 9)) {
             char *end;
@@ -869,6 +890,18 @@ int main(int argc, char **argv)
         MPI_Comm_rank(comms[i].c, &comms[i].rank);
         MPI_Comm_size(comms[i].c, &comms[i].size);
         comms[i].shm = shm_possible(comms[i].c, comms[i].size);
+    }
+    if (expect_nodes) {
+        /* The nodes MPI_COMM_TYPE_SHARED (or VRED_NODE_SIZE) makes of MPI_COMM_WORLD: node_of_me
+         * is each node's lowest world rank, so the nodes are the ranks where it is their own. */
+        int lead = node_of_me() == wrank, nodes = 0;
+        PMPI_Allreduce(&lead, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        if (nodes != expect_nodes) {
+            if (!wrank)
+                printf("FAIL: MPI_COMM_WORLD spans %d node(s), expected %d (--expect-nodes)\n",
+                       nodes, expect_nodes);
+            failures++;
+        }
     }
 
     double t0 = PMPI_Wtime();

@@ -20,7 +20,7 @@
  *                 in some input, the rule of docs/semantics.md ("the `in` operand wins") applied
  *                 in the algorithm's fold order: a NaN or one of the element's non-NaN inputs,
  *                 bit for bit; a NaN if every input is one. Each rank alike (the hash), each
- *                 call alike (repeat). dpml (up to 16 KiB) folds in rank order: exactly the
+ *                 call alike (repeat). dpml (up to 16 KiB) on one node folds in rank order: the
  *                 bits of ((x0 op x1) op x2) ..., NaN iff rank 0's value is.
  *
  * Collectives: allreduce, reduce (root 0 and the last rank), reduce_scatter_block,
@@ -79,6 +79,7 @@ typedef struct {
 } tcase;
 
 static int wrank, wsize, inject_fault, only_coll = -1;
+static int one_node = 1; /* all ranks on one node (dpml then folds in rank order) */
 static const char *only_alg;
 static long checks, failures, printed, cases, enumno, sample_k = 1, sample_phase;
 static long served_mpi_auto, served_vred_auto, mpi_inplace_notes;
@@ -368,8 +369,9 @@ static void run_case(tcase *c)
     if (c->coll == C_SCAN) hi = r + 1;
     if (c->coll == C_EXSCAN) hi = r;
     int has = (c->coll != C_REDUCE || r == c->root) && hi > lo; /* defined result here */
-    /* dpml serves the call itself (no MA fallback) up to the model's 16 KiB */
-    c->seq = !strcmp(c->alg, "dpml") && nsend * es <= 16384 && c->coll != C_SCAN &&
+    /* dpml serves the call itself (no MA fallback) up to the model's 16 KiB; across nodes
+     * (scripts/multihost.sh) each node folds, then the leaders: not rank order */
+    c->seq = one_node && !strcmp(c->alg, "dpml") && nsend * es <= 16384 && c->coll != C_SCAN &&
              c->coll != C_EXSCAN;
 
     unsigned char *sb = malloc(nsend * es + 8), *ra = malloc(nsend * es + 8),
@@ -491,6 +493,19 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    /* One node as vred sees nodes: VRED_NODE_SIZE, else MPI_COMM_TYPE_SHARED. */
+    const char *ns = getenv("VRED_NODE_SIZE");
+    if (ns && atoi(ns) > 0) {
+        one_node = atoi(ns) >= wsize;
+    } else {
+        MPI_Comm node;
+        int nsize = 0;
+        PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        PMPI_Comm_size(node, &nsize);
+        PMPI_Comm_free(&node);
+        int all = nsize == wsize;
+        PMPI_Allreduce(&all, &one_node, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    }
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--inject-fault")) inject_fault = 1;
         else if (!strncmp(argv[a], "--alg=", 6)) only_alg = argv[a] + 6;

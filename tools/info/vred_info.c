@@ -396,6 +396,16 @@ int main(int argc, char **argv)
            t->llc_inclusive < 0 ? "unknown" : yesno(t->llc_inclusive), t->sockets,
            t->sockets == 1 ? "" : "s", vred_topo_my_socket());
     print_learned();
+    /* The between-node pair of the cost model is measured by libvred-mpi at run time (issue 17,
+     * src/mpi/comm.c): there is nothing to read here but where it comes from. */
+    printf("\nCost model between nodes (alpha_net, beta_net)\n");
+    const char *tune = vred_config_get()->tune_file;
+    if (tune)
+        printf("  from VRED_TUNE_FILE %s (nothing measured)\n", tune);
+    else
+        printf("  measured by libvred-mpi on the first communicator that spans nodes: a ping-pong "
+               "between rank 0 and\n  another node's first rank; VRED_STATS=1 prints it "
+               "(`vred-stats rank=N link alpha_net_us=... gbit_s=...`)\n");
     printf("\nSettings (environment; value in effect, accepted values)\n");
     vred_config_print(stdout);
     return 0;

@@ -15,6 +15,7 @@
  * ~40 us); otherwise in a ring of scratch slots. A packed segment that landed in `out` is copied
  * aside (it is at most the segment's size, usually much less) before it is unpacked over itself.
  */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "coll/p2p/msg.h"
@@ -23,7 +24,11 @@
 enum {
     VRED_MSG_SEG = 256 << 10,  /* bytes per segment */
     VRED_MSG_WHOLE = 1 << 20,  /* messages up to this size are not cut */
-    VRED_MSG_WINDOW = 4,       /* segment receives in flight */
+    VRED_MSG_SEG_NET = 4 << 20, /* both, between nodes */
+    VRED_MSG_WINDOW = 4,       /* segment receives in flight into scratch slots (one node) */
+    VRED_MSG_WINDOW_NET = 16,  /* the same between nodes */
+    VRED_MSG_POSTED_MAX = 256, /* receives posted at once landing in place (64 MiB of 256 KiB
+                                  segments; more would make each PMPI_Waitany scan a long array) */
     VRED_SPARSE_MIN_BYTES = 64 << 10, /* smaller segments are always dense */
     SAMPLE_RUNS = 16, SAMPLE_RUN = 64 /* elements sampled before any segment is counted */
 };
@@ -31,10 +36,17 @@ enum {
 /* Segments hold whole elements: VRED_MSG_SEG bytes, or the largest multiple of the element size
  * below it (12- and 24-byte pair types). A message of up to VRED_MSG_WHOLE bytes is one segment:
  * over TCP a message costs ~20 us more than its bytes, more than pipelining saves there
- * (1 MiB reduce, 2 ranks: 1.00x the MPI's as one segment, 0.87x as four). */
-static size_t seg_bytes(size_t es, size_t bytes)
+ * (1 MiB reduce, 2 ranks: 1.00x the MPI's as one segment, 0.87x as four). Between nodes
+ * (the communicator spans several) segments of VRED_MSG_SEG_NET: where the transport's CPU cost
+ * per message is the limit (2 namespaced hosts, 10 Gbit/s link, one core each, Open MPI's TCP
+ * BTL: a rendezvous per segment), 64 MiB reduce ran at 0.84-0.89x Open MPI's speed with 256 KiB
+ * segments, 0.84-0.85x with 1 MiB, 0.97-1.05x with 4 MiB (allreduce 1.19-1.53x, 1.34-1.40x,
+ * 1.42-1.71x); the fold of one 4 MiB segment (~1 ms) is what overlap gives up. */
+static size_t seg_bytes(size_t es, size_t bytes, int net)
 {
-    return bytes <= VRED_MSG_WHOLE ? (bytes ? bytes : es) : VRED_MSG_SEG / es * es;
+    size_t seg = net ? VRED_MSG_SEG_NET : VRED_MSG_SEG;
+    size_t whole = net ? VRED_MSG_SEG_NET : VRED_MSG_WHOLE;
+    return bytes <= whole ? (bytes ? bytes : es) : seg / es * es;
 }
 
 /* A message of n elements: segments of `elems` elements, the last one shorter. */
@@ -48,7 +60,7 @@ static cut cut_of(const vred_coll_args *a, size_t n)
     cut c;
     c.n = n;
     c.es = a->esize;
-    c.elems = seg_bytes(c.es, n * c.es) / c.es;
+    c.elems = seg_bytes(c.es, n * c.es, a->vc->nodes > 1) / c.es;
     c.count = n ? (n + c.elems - 1) / c.elems : 0;
     c.sparse = vred_config_get()->sparse != VRED_SPARSE_OFF &&
                c.elems * c.es >= VRED_SPARSE_MIN_BYTES;
@@ -101,8 +113,11 @@ static int worth_packing(const vred_coll_args *a, int mode, const void *buf, siz
 {
     if (mode != VRED_SPARSE_AUTO) return 1;
     double r = max_ratio(a);
-    /* Bits costs d + 1/(8 esize) of the dense size; the sample gets 10% of room. */
-    return r > 0 && sample_density(buf, n, a->esize) + 1.0 / (8.0 * a->esize) < 1.1 * r;
+    /* Bits costs d + 1/(8 esize) of the dense size; the sample gets 10% of room, but never
+     * past the dense size itself: on a slow link (r near 1: the link measured at 1 Gbit/s
+     * gives 0.975) dense data would otherwise be packed in vain, segment by segment until one
+     * fails (2 namespaced hosts, 1 Gbit/s, 1 MiB reduce: 11.3 ms against 9.2 unpacked). */
+    return r > 0 && sample_density(buf, n, a->esize) + 1.0 / (8.0 * a->esize) < fmin(1.0, 1.1 * r);
 }
 
 /*
@@ -276,12 +291,20 @@ static int receive(const vred_coll_args *a, const cut *c, int src, const void *l
                 return rc;
         return MPI_SUCCESS;
     }
-    /* Straight into out unless out is the local operand of a fold. */
+    /* Straight into out unless out is the local operand of a fold. Landing in out, every
+     * segment's receive (up to 256) is posted at once (the request array has room): a segment
+     * whose receive is not yet posted arrives unexpected, and over a transport with a
+     * rendezvous (Open MPI's TCP BTL above its 64 KiB eager limit) it is buffered, then
+     * waits a round trip for its clear-to-send once it is posted. Between namespaced hosts
+     * (docs/multihost.md) a window of 4 took allreduce at 64 MiB from 1.6x faster than Open
+     * MPI's to 1.4x slower. Into scratch slots, a window of them: wider between nodes. */
     int direct = !local || !overlaps(local, c->n * c->es, out, c->n * c->es);
-    int win = c->count < VRED_MSG_WINDOW ? (int)c->count : VRED_MSG_WINDOW;
+    int maxwin = direct ? VRED_MSG_POSTED_MAX
+                 : a->vc->nodes > 1 ? VRED_MSG_WINDOW_NET : VRED_MSG_WINDOW;
+    int win = c->count < (size_t)maxwin ? (int)c->count : maxwin;
     char *ring = direct ? NULL : vred_scratch_get(a->scratch, VRED_SCRATCH_RING, (size_t)win * sb);
     if (!direct && !ring) return MPI_ERR_NO_MEM;
-    size_t slot_seg[VRED_MSG_WINDOW], posted = 0;
+    size_t slot_seg[VRED_MSG_POSTED_MAX], posted = 0; /* the segment each request receives */
 #define LAND(s, k) (direct ? vred_at(out, (k) * c->elems, c->es) : ring + (size_t)(s) * sb)
     for (int s = 0; s < win; s++, posted++) {
         slot_seg[s] = posted;
