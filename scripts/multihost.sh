@@ -23,7 +23,8 @@
 # attached to a bridge in the root namespace; both ends are shaped by tbf to --rate, so a host
 # has a full-duplex link of that rate to the "switch" (netem is not available in every kernel:
 # no added delay). Every process of a host runs under `unshare --uts --mount` with the host's
-# own hostname (vh<i>), /etc/hosts naming every host, and private tmpfs on /dev/shm and /tmp:
+# own hostname (vh<i>), /etc/hosts naming every host, a private tmpfs on /dev/shm and a private
+# TMPDIR (Open MPI's session directory; /tmp itself stays shared, the job's files may be there):
 # Open MPI's shared-memory transport and MPI_COMM_TYPE_SHARED see the namespaces as separate
 # nodes. Each host runs on its own share of the CPUs (--cpus split, taskset) and Open MPI is told
 # --bind-to none: left to itself, each host's Open MPI binds its first rank to core 0, so that
@@ -32,7 +33,7 @@
 # transports reach a peer's memory through /proc/<pid> whatever the namespaces, so that between
 # "hosts" nothing would cross the shaped link. mpirun runs on host vh0; the other hosts are reached through an rsh/ssh-like agent
 # (Open MPI: --mca plm_rsh_agent, plm_rsh_no_tree_spawn; MPICH hydra: -launcher ssh
-# -launcher-exec) kept in /run/vred-multihost/<id>/ (outside /tmp, which is private per host).
+# -launcher-exec) kept in /run/vred-multihost/<id>/.
 #
 # Everything is torn down when the script ends, however it ends (trap): the processes in the
 # namespaces, the namespaces, links and bridge, the state directory. Exit status: the job's;
@@ -211,7 +212,7 @@ for ((i = 0; i < hosts; i++)); do
 done
 say "hosts vh0..vh$((hosts - 1)) on $br ($net.0/24), rate $rate, $ppn rank(s) each, CPUs $cpus"
 
-# Run a command as on host vh<i>: its network, hostname, /etc/hosts, private /dev/shm and /tmp.
+# Run a command as on host vh<i>: its network, hostname, /etc/hosts, private /dev/shm and TMPDIR.
 cat >"$state/enter" <<EOF
 #!/bin/sh
 # enter HOSTNAME COMMAND-STRING: run COMMAND-STRING (sh) on that host of run $id.
@@ -221,9 +222,13 @@ c=\$(awk -v h="\$h" '\$1 == h { print \$3 }' "$state/map")
 [ -n "\$n" ] || { echo "multihost: unknown host '\$h'" >&2; exit 255; }
 bind=
 [ "\$c" != - ] && bind="taskset -c \$c"
+# A private TMPDIR per host, not a tmpfs over /tmp: the job's programs may live under /tmp (a
+# checkout there), and a host that could not see them could not start them.
+mkdir -p "$state/tmp-\$h" && chmod 1777 "$state/tmp-\$h"
+export TMPDIR="$state/tmp-\$h"
 exec \$bind ip netns exec "\$n" unshare --uts --mount --propagation private sh -c '
     hostname "\$0" && mount --bind "$state/hosts" /etc/hosts &&
-    mount -t tmpfs -o mode=1777,size=50% tmpfs /dev/shm && mount -t tmpfs -o mode=1777 tmpfs /tmp &&
+    mount -t tmpfs -o mode=1777,size=50% tmpfs /dev/shm &&
     exec sh -c "\$1"' "\$h" "\$*"
 EOF
 # The rsh/ssh agent of the launchers: [ssh options] host command...
