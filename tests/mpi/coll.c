@@ -55,6 +55,7 @@
 /* libvred-mpi.so's extension API, weak, so the test also links (and says so) while it is not. */
 #define VRED_MPI_WEAK
 #include "vred_mpi.h"
+#include "node_of.h"
 
 /* ---- tables ------------------------------------------------------------------------------- */
 enum { C_ALLREDUCE, C_REDUCE, C_RSB, C_RS, C_SCAN, C_EXSCAN, NCOLL };
@@ -257,25 +258,6 @@ typedef struct {
     int rank, size;
     int shm; /* some node holds two of its ranks (shared-memory algorithms can serve) */
 } commi;
-
-/* This world rank's node as vred sees nodes: VRED_NODE_SIZE=k groups world ranks by k, else
- * MPI_COMM_TYPE_SHARED (its lowest world rank), as on a cluster (scripts/multihost.sh). The
- * first call must be made by every rank of MPI_COMM_WORLD. */
-static int node_of_me(void)
-{
-    static int known = 0, mine;
-    if (known) return mine; /* the first call is collective over MPI_COMM_WORLD */
-    known = 1;
-    const char *ns = getenv("VRED_NODE_SIZE");
-    int k = ns ? atoi(ns) : 0, wr;
-    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
-    if (k > 0) return mine = wr / k;
-    MPI_Comm node;
-    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    PMPI_Allreduce(&wr, &mine, 1, MPI_INT, MPI_MIN, node);
-    PMPI_Comm_free(&node);
-    return mine;
-}
 
 /* Does some node hold two ranks of c? (node_of_me); VRED_SHM=off turns shared memory off. */
 static int shm_possible(MPI_Comm c, int size)

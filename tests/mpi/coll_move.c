@@ -35,6 +35,7 @@
 /* libvred-mpi.so's extension API, weak: null when the MPI runs alone. */
 #define VRED_MPI_WEAK
 #include "vred_mpi.h"
+#include "node_of.h"
 
 enum { MODE_COMPARE, MODE_VRED, MODE_PASS };
 static int mode = MODE_COMPARE, trace, wrank;
@@ -107,25 +108,6 @@ typedef struct {
     int one_node; /* all its ranks on one node, as vred sees nodes */
     int shm;      /* some node holds two of its ranks */
 } commi;
-
-/* This world rank's node as vred sees nodes: VRED_NODE_SIZE=k groups world ranks by k, else
- * MPI_COMM_TYPE_SHARED (its lowest world rank), as on a cluster (scripts/multihost.sh). The
- * first call must be made by every rank of MPI_COMM_WORLD. */
-static int node_of_me(void)
-{
-    static int known = 0, mine;
-    if (known) return mine; /* the first call is collective over MPI_COMM_WORLD */
-    known = 1;
-    const char *ns = getenv("VRED_NODE_SIZE");
-    int k = ns ? atoi(ns) : 0, wr;
-    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
-    if (k > 0) return mine = wr / k;
-    MPI_Comm node;
-    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    PMPI_Allreduce(&wr, &mine, 1, MPI_INT, MPI_MIN, node);
-    PMPI_Comm_free(&node);
-    return mine;
-}
 
 /* Nodes as vred sees them (node_of_me). Sets cm->one_node and cm->shm. */
 static void node_shape(commi *cm)
