@@ -56,10 +56,6 @@ size_t vred_front_packed_size(MPI_Datatype datatype)
     MPI_Datatype named;
     size_t per;
     if (datatype == MPI_DATATYPE_NULL) return 0; /* the MPI reports the error */
-    if (vred_mpi_contiguous_of(datatype, &named, &per)) {
-        size_t one = vred_front_packed_size(named);
-        return one && per <= SIZE_MAX / one ? one * per : 0;
-    }
     /* Fast path (a call that then goes to the MPI should cost next to nothing): a datatype of
      * the reductions' table is named; it is packed when the MPI's size is vred's element size
      * (the pair types with padding differ: MPI_DOUBLE_INT is 12 bytes in a 16-byte element). */
@@ -68,9 +64,13 @@ size_t vred_front_packed_size(MPI_Datatype datatype)
     if (t && PMPI_Type_size(datatype, &size) == MPI_SUCCESS && size > 0 &&
         (size_t)size == vred_type_size((vred_type)t->type))
         return (size_t)size;
-    if (PMPI_Type_get_envelope(datatype, &ni, &na, &nd, &combiner) != MPI_SUCCESS ||
-        combiner != MPI_COMBINER_NAMED)
-        return 0;
+    if (PMPI_Type_get_envelope(datatype, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return 0;
+    /* A contiguous type is walked only here, off the named types' path. */
+    if (combiner == MPI_COMBINER_CONTIGUOUS && vred_mpi_contiguous_of(datatype, &named, &per)) {
+        size_t one = vred_front_packed_size(named);
+        return one && per <= SIZE_MAX / one ? one * per : 0;
+    }
+    if (combiner != MPI_COMBINER_NAMED) return 0;
     if (PMPI_Type_size(datatype, &size) != MPI_SUCCESS || size <= 0) return 0;
     if (PMPI_Type_get_extent(datatype, &lb, &extent) != MPI_SUCCESS ||
         PMPI_Type_get_true_extent(datatype, &tlb, &textent) != MPI_SUCCESS)
