@@ -80,6 +80,12 @@ static void apply_nt(vred_config *c, long i, const char *t) { (void)t; c->nt = (
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
 static void apply_slice(vred_config *c, long v, const char *t) { (void)t; c->shm_slice = v; }
+static void apply_shm_limit(vred_config *c, long v, const char *t) { (void)t; c->shm_limit = v; }
+static void apply_scratch_limit(vred_config *c, long v, const char *t)
+{
+    (void)t;
+    c->scratch_limit = v;
+}
 static void apply_learn(vred_config *c, long i, const char *t)
 {
     (void)t;
@@ -126,6 +132,13 @@ static const knob knobs[] = {
      "split each node's ranks into k socket groups (testing); 0 = hwloc's packages", 0, 64},
     {"VRED_SHM_SLICE", KNOB_INT, "0..67108864", "0", apply_slice,
      "largest shared-memory slice in bytes (I_max, at least 4096); 0 = built in", 0, 64 << 20},
+    {"VRED_SHM_LIMIT", KNOB_INT, "0..1099511627776", "0", apply_shm_limit,
+     "bytes of /dev/shm this process's share of vred's regions may hold, over all communicators "
+     "(regions shrink, then new ones go point-to-point); 0 = /dev/shm's size / 2 / ranks on "
+     "the node, at most 32 MiB", 0, 1L << 40},
+    {"VRED_SCRATCH_LIMIT", KNOB_INT, "0..1099511627776", "268435456", apply_scratch_limit,
+     "bytes of scratch buffers this process keeps between calls, over all communicators; a "
+     "call's scratch beyond it is released when the call ends (0 = keep none)", 0, 1L << 40},
     {"VRED_STATS", KNOB_ENUM, "0|1|off|on|gather|sum", "0", apply_stats,
      "at MPI_Finalize, print what libvred-mpi did (vred-stats lines): per process (1, on), every "
      "rank's on rank 0 (gather), the sums over ranks on rank 0 (sum)", 0, 0},

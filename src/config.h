@@ -50,6 +50,8 @@ typedef struct {
     int shm;                 /* VRED_SHM: 0 = never use a shared region (point-to-point only) */
     int sockets;             /* VRED_SOCKETS: split each node's ranks into k groups; 0 = hwloc */
     long shm_slice;          /* VRED_SHM_SLICE: largest slice I_max in bytes; 0 = built in */
+    long shm_limit;          /* VRED_SHM_LIMIT: this process's share of regions; 0 = automatic */
+    long scratch_limit;      /* VRED_SCRATCH_LIMIT: scratch bytes kept between calls */
     const char *tune_file;   /* VRED_TUNE_FILE: measured cost-model parameters; NULL = built in */
     vred_stats_mode stats;   /* VRED_STATS */
     vred_learn_mode learn;   /* VRED_LEARN */

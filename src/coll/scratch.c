@@ -1,8 +1,28 @@
 #include <stdlib.h>
+#include "config.h"
 #include "coll/scratch.h"
+
+/* A slot whose calls used at most a quarter of it this many times in a row is released (the
+ * next call that needs it allocates what it needs then). */
+enum { IDLE_TRIMS = 4 };
+
+/* Scratch held by this process, over every communicator (and every thread). */
+static size_t held;
+
+size_t vred_scratch_held(void) { return __atomic_load_n(&held, __ATOMIC_RELAXED); }
+
+static void release(vred_scratch *s, int slot)
+{
+    __atomic_sub_fetch(&held, s->bytes[slot], __ATOMIC_RELAXED);
+    free(s->p[slot]);
+    s->p[slot] = NULL;
+    s->bytes[slot] = 0;
+    s->idle[slot] = 0;
+}
 
 void *vred_scratch_get(vred_scratch *s, int slot, size_t bytes)
 {
+    if (bytes > s->used[slot]) s->used[slot] = bytes;
     if (bytes <= s->bytes[slot] && s->p[slot]) return s->p[slot];
     /* Grow by at least half again, so a sweep of rising sizes reallocates O(log) times. */
     size_t want = bytes + bytes / 2;
@@ -10,17 +30,27 @@ void *vred_scratch_get(vred_scratch *s, int slot, size_t bytes)
     want = (want + 63) & ~(size_t)63;
     void *p = NULL;
     if (posix_memalign(&p, 64, want ? want : 64)) return NULL;
-    free(s->p[slot]);
+    if (s->p[slot]) release(s, slot);
     s->p[slot] = p;
     s->bytes[slot] = want;
+    __atomic_add_fetch(&held, want, __ATOMIC_RELAXED);
     return p;
+}
+
+void vred_scratch_trim(vred_scratch *s)
+{
+    size_t limit = (size_t)vred_config_get()->scratch_limit;
+    int over = __atomic_load_n(&held, __ATOMIC_RELAXED) > limit;
+    for (int i = 0; i < VRED_SCRATCH_SLOTS; i++) {
+        if (!s->p[i]) continue;
+        s->idle[i] = s->used[i] <= s->bytes[i] / 4 ? s->idle[i] + 1 : 0;
+        s->used[i] = 0;
+        if (over || s->idle[i] >= IDLE_TRIMS) release(s, i);
+    }
 }
 
 void vred_scratch_free(vred_scratch *s)
 {
-    for (int i = 0; i < VRED_SCRATCH_SLOTS; i++) {
-        free(s->p[i]);
-        s->p[i] = NULL;
-        s->bytes[i] = 0;
-    }
+    for (int i = 0; i < VRED_SCRATCH_SLOTS; i++)
+        if (s->p[i]) release(s, i);
 }

@@ -149,6 +149,15 @@ static vred_coll_fn select_learned(vred_coll coll, const vred_comm *vc, size_t b
     return vred_select(coll, vc, bytes, alg);
 }
 
+/* The call's scratch (the communicator's, and the leaders' view's for a hierarchical one): kept
+ * or released by VRED_SCRATCH_LIMIT and what recent calls used (scratch.h). */
+static void trim(const vred_comm *vc)
+{
+    vred_comm *w = (vred_comm *)vc; /* the front owns the state */
+    vred_scratch_trim(&w->scratch);
+    if (w->node && w->node->cross) vred_scratch_trim(&w->node->cross->scratch);
+}
+
 int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_comm)
 {
     vred_alg alg;
@@ -165,6 +174,7 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
     if (a->count == 0) return 1;
     if (a->size == 1) single(coll, a);
     else *rc = fn(a);
+    trim(a->vc);
     if (*rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(user_comm, *rc);
     return 1;
 }

@@ -191,7 +191,11 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
      * none): without it they drop out. */
     int shm = 0;
     for (int i = 1; i < nc; i++) shm |= vred_alg_is_shm(coll, cand[i]);
-    if (shm && !vred_node_get(vc)) {
+    vred_node *node = shm ? vred_node_get(vc) : NULL;
+    /* Measured without a region, or with one shrunk to fit VRED_SHM_LIMIT: right for this
+     * communicator, not for the machine's cache (every rank knows alike). */
+    int local_only = shm && (!node || node->shm->reduced);
+    if (shm && !node) {
         int m = 0;
         for (int i = 0; i < nc; i++)
             if (!vred_alg_is_shm(coll, cand[i])) cand[m++] = cand[i];
@@ -203,7 +207,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
             if (med[i] < med[best]) best = i;
         if (best && !(med[best] < (1 - MARGIN) * med[0])) best = 0;
         vc->learned.alg[coll][k] = (signed char)cand[best];
-        if (vc->rank == 0) {
+        if (vc->rank == 0 && !local_only) {
             char line[512];
             int n = snprintf(line, sizeof line, "%s %d %s", vred_coll_name(coll), k,
                              vred_alg_name(cand[best]));

@@ -1,10 +1,12 @@
 /*
  * MPI_Init / MPI_Init_thread: once the MPI runs, find how many cores this rank has to itself
- * (the VRED_THREADS default: cores in its affinity mask that no other rank of its node has).
+ * (the VRED_THREADS default: cores in its affinity mask that no other rank of its node has) and
+ * how many ranks share its node (the VRED_SHM_LIMIT default).
  * This is the one moment every rank of MPI_COMM_WORLD is sure to be making the same call.
  */
 #include "mpi/affinity.h"
 #include "config.h"
+#include "coll/shm/budget.h"
 #include "local/threads.h"
 #include "mpi/pmpi_define.h"
 #include "mpi/pmpi_hooks.h"
@@ -16,12 +18,15 @@ void vred_mpi_after_init(void)
 {
     static int done;
     if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL)) return;
-    if (vred_mpi_disabled || vred_config_get()->threads) return;
+    if (vred_mpi_disabled) return;
     MPI_Comm node;
+    int n = 0;
     if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
         MPI_SUCCESS)
         return;
-    vred_threads_set_auto(vred_mpi_exclusive_cores(node));
+    /* The ranks that share this node's /dev/shm: the default VRED_SHM_LIMIT divides it. */
+    if (PMPI_Comm_size(node, &n) == MPI_SUCCESS) vred_shm_budget_set_local_ranks(n);
+    if (!vred_config_get()->threads) vred_threads_set_auto(vred_mpi_exclusive_cores(node));
     PMPI_Comm_free(&node);
 }
 

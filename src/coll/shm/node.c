@@ -10,7 +10,7 @@
 
 /* I_max: two banks of p slices stay in a core's L2 at 2 ranks (measured: docs/collectives.md),
  * and the region stays below 64 MiB however many ranks a node has. */
-enum { SLICE_DEFAULT = 256 << 10, SLICE_MIN = 4096, BANK_CAP = 32 << 20 };
+enum { SLICE_DEFAULT = 256 << 10, SLICE_MIN = VRED_SHM_SLICE_MIN, BANK_CAP = 32 << 20 };
 
 static size_t slice_max(int size)
 {
@@ -80,9 +80,12 @@ static int across(vred_comm *vc, vred_node *n)
     return rc;
 }
 
-/* The leaders' communicator, as a point-to-point-only view with the parent's model. */
+/* The leaders' communicator, as a point-to-point-only view with the parent's model; none on a
+ * communicator of one node (the hierarchical algorithms run only across nodes), where it would
+ * only cost the MPI a communicator (MPICH has about 2,000 per process). */
 static int make_cross(vred_comm *vc, vred_node *n)
 {
+    if (n->nodes < 2) return MPI_SUCCESS;
     MPI_Comm c = MPI_COMM_NULL;
     int leader = n->rank == 0;
     int rc = PMPI_Comm_split(vc->comm, leader ? 0 : MPI_UNDEFINED, n->node_index, &c);
@@ -108,8 +111,14 @@ static int make_cross(vred_comm *vc, vred_node *n)
 
 static int build(vred_comm *vc, vred_node *n, const char **why)
 {
-    int rc = PMPI_Comm_split(vc->comm, vc->node_key, vc->rank, &n->comm);
-    if (rc != MPI_SUCCESS) return rc;
+    /* One node: its communicator is the private one (same ranks, same order), not another
+     * split; the node's collectives and the region's waits never overlap a point-to-point
+     * algorithm on it (one collective at a time per communicator). */
+    int rc = MPI_SUCCESS;
+    if (vc->nodes == 1) n->comm = vc->comm;
+    else if ((rc = PMPI_Comm_split(vc->comm, vc->node_key, vc->rank, &n->comm)) != MPI_SUCCESS)
+        return rc;
+    else n->own_comm = 1;
     PMPI_Comm_set_errhandler(n->comm, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(n->comm, &n->rank);
     PMPI_Comm_size(n->comm, &n->size);
@@ -132,8 +141,7 @@ static int build(vred_comm *vc, vred_node *n, const char **why)
     if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS ||
         !ok)
         return rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
-    size_t slice = slice_max(n->size);
-    n->shm = vred_shm_create(n->comm, slice * (size_t)n->size, slice, why);
+    n->shm = vred_shm_create(n->comm, slice_max(n->size), why);
     return MPI_SUCCESS;
 }
 
@@ -146,7 +154,7 @@ void vred_node_free(vred_node *n, int mpi_alive)
         vred_scratch_free(&n->cross->scratch);
         free(n->cross);
     }
-    if (mpi_alive && n->comm != MPI_COMM_NULL) PMPI_Comm_free(&n->comm);
+    if (mpi_alive && n->own_comm && n->comm != MPI_COMM_NULL) PMPI_Comm_free(&n->comm);
     free(n->comm_rank);
     free(n->socket);
     free(n->leader);

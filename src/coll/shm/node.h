@@ -10,7 +10,9 @@
 #include "coll/shm/region.h"
 
 struct vred_node {
-    MPI_Comm comm;        /* this node's ranks, in the order of the communicator (private) */
+    MPI_Comm comm;        /* this node's ranks, in the order of the communicator (private; the
+                             communicator's own private one when it spans one node) */
+    int own_comm;         /* comm is a split of the node's own, freed with the view */
     int rank, size;       /* in comm */
     int *comm_rank;       /* comm_rank[i]: node rank i's rank in the parent communicator */
     int sockets;          /* socket groups among this node's ranks (>= 1) */

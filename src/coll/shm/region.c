@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "coll/shm/region.h"
+#include "coll/shm/budget.h"
 #include "next/next.h"
 
 enum { NAME_MAX_LEN = 64, PAGE = 4096 };
@@ -107,36 +108,84 @@ static void layout(vred_shm *s, int size, size_t bank_bytes)
     s->bank_bytes = bank_bytes;
 }
 
-vred_shm *vred_shm_create(MPI_Comm node, size_t bank_bytes, size_t slice_max, const char **why)
+/* The bytes of a region with slices of `slice` on `size` ranks, and its bank bytes. */
+static size_t region_bytes(size_t slice, int size, size_t *bank_bytes)
+{
+    *bank_bytes = round_up(slice * (size_t)size, PAGE);
+    return round_up((size_t)size * sizeof(vred_shm_ctl), PAGE) + 2 * *bank_bytes;
+}
+
+/* The largest slice up to `want` (a multiple of 64) whose region costs each of the `size`
+ * ranks at most `left` bytes (its share: the region's bytes / size, rounded up); 0 if not even
+ * VRED_SHM_SLICE_MIN fits. */
+static size_t fit_slice(size_t want, int size, size_t left)
+{
+    size_t bank, p = (size_t)size, ctl = round_up(p * sizeof(vred_shm_ctl), PAGE);
+    if ((region_bytes(want, size, &bank) + p - 1) / p <= left) return want;
+    if (left > SIZE_MAX / p / 2 || left * p <= ctl) return 0;
+    size_t bank_max = (left * p - ctl) / 2 / PAGE * PAGE;
+    size_t slice = bank_max / p / 64 * 64;
+    return slice >= VRED_SHM_SLICE_MIN ? slice : 0;
+}
+
+/* The slice every rank of the node can afford (agreed: the least budget left on the node), or
+ * 0 if none; *why set on a rank whose own budget or memory was short. */
+static size_t agree_slice(MPI_Comm node, int size, size_t want, int have_s, const char **why)
+{
+    uint64_t mine[2] = {have_s ? vred_shm_budget_left() : 0, (uint64_t)have_s}, all[2];
+    if (vred_next()->Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, node) != MPI_SUCCESS)
+        return 0;
+    if (!all[1]) return 0; /* a rank without memory (its *why says so) */
+    size_t slice = fit_slice(want, size, (size_t)all[0]);
+    if (!slice && !fit_slice(want, size, (size_t)mine[0]))
+        *why = "this process has reached its bound VRED_SHM_LIMIT";
+    return slice;
+}
+
+vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
 {
     int rank = 0, size = 1, fd = -1;
     PMPI_Comm_rank(node, &rank);
     PMPI_Comm_size(node, &size);
     *why = "";
-    bank_bytes = round_up(bank_bytes, PAGE);
-    size_t bytes = round_up((size_t)size * sizeof(vred_shm_ctl), PAGE) + 2 * bank_bytes;
     char name[NAME_MAX_LEN] = {0};
     vred_shm *s = calloc(1, sizeof *s);
     if (!s) *why = "out of memory";
+    size_t wanted = slice_max;
+    slice_max = agree_slice(node, size, slice_max, s != NULL, why);
+    if (!slice_max) {
+        free(s);
+        return NULL;
+    }
+    size_t bank_bytes, bytes = region_bytes(slice_max, size, &bank_bytes);
+    size_t share = (bytes + (size_t)size - 1) / (size_t)size;
+    /* Another thread may have taken the budget since: then this rank fails like one that
+     * cannot map, and every rank gives up below. */
+    int took = vred_shm_budget_take(share);
+    if (!took) *why = "this process has reached its bound VRED_SHM_LIMIT";
     else if (rank == 0) fd = create_segment(name, bytes, why);
     /* Rank 0 tells the others the name ("" if it failed). */
     if (vred_next()->Bcast(name, NAME_MAX_LEN, MPI_CHAR, 0, node) != MPI_SUCCESS) {
         if (rank == 0 && fd >= 0) shm_unlink(name);
         if (fd >= 0) close(fd);
+        if (took) vred_shm_budget_give(share);
         free(s);
         return NULL;
     }
-    if (s && name[0] && rank != 0) fd = open_segment(name, bytes, why);
-    if (s && !name[0] && rank != 0) *why = "";
+    if (took && name[0] && rank != 0) fd = open_segment(name, bytes, why);
+    if (took && !name[0] && rank != 0) *why = "";
     void *base = fd >= 0 ? map_segment(fd, bytes, why) : NULL;
     /* Every rank has mapped it (or given up): the name can go. */
     int ok = all_ok(node, base != NULL);
     if (rank == 0 && name[0]) shm_unlink(name);
     if (!ok) {
         if (base) munmap(base, bytes);
+        if (took) vred_shm_budget_give(share);
         free(s);
         return NULL;
     }
+    s->share = share;
+    s->reduced = slice_max < wanted;
     s->base = base;
     s->map_bytes = bytes;
     s->rank = rank;
@@ -163,5 +212,6 @@ void vred_shm_destroy(vred_shm *s)
 {
     if (!s) return;
     munmap(s->base, s->map_bytes);
+    vred_shm_budget_give(s->share);
     free(s);
 }

@@ -32,6 +32,8 @@ typedef struct {
     vred_shm_ctl *ctl;   /* ctl[i]: node rank i */
     char *bank[2];       /* the data banks, each bank_bytes, 4 KiB aligned */
     size_t bank_bytes;
+    size_t share;        /* what the region costs this rank's VRED_SHM_LIMIT (budget.h) */
+    int reduced;         /* slice_max is below what was asked for: the budget was short */
     size_t slice_max;    /* I_max: the largest slice an algorithm puts per rank in a bank */
     int rank, size;      /* in the node */
     int check_peers;     /* the peers' pids are visible here (same PID namespace): a waiter can
@@ -44,10 +46,14 @@ typedef struct {
     uint64_t round;
 } vred_shm;
 
-/* Creates and maps the region of `node` (collective over node): bank_bytes per bank. Returns
- * NULL on every rank if any rank failed (then *why says why on this rank: "" if this rank was
- * fine). */
-vred_shm *vred_shm_create(MPI_Comm node, size_t bank_bytes, size_t slice_max, const char **why);
+/* The least slice a region is made with (a smaller budget makes no region). */
+enum { VRED_SHM_SLICE_MIN = 4096 };
+
+/* Creates and maps the region of `node` (collective over node): banks of slice_max per rank, or
+ * smaller slices (down to VRED_SHM_SLICE_MIN) where that does not fit the least VRED_SHM_LIMIT
+ * budget left on the node (budget.h). Returns NULL on every rank if any rank failed or could
+ * not afford it (then *why says why on this rank: "" if this rank was fine). */
+vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why);
 void vred_shm_destroy(vred_shm *s);
 
 #endif

@@ -1,0 +1,28 @@
+# Bounded resources and one rank failing (issue 15, items 4 and 5; docs/shm.md, "Bounded
+# resources", docs/reliability.md, "One rank failing"). Included from CMakeLists.txt inside its
+# per-flavor loop: flavor, launch, mpiexec, ompi are set.
+set(bounded_names "")
+
+# 1,000 live communicators, each used once, under a 64 MiB /dev/shm (many_comms.sh: a private
+# tmpfs in a mount namespace; skipped without one). The regions reach the automatic
+# VRED_SHM_LIMIT (64 MiB / 2 / ranks), so later communicators go point-to-point with one warning;
+# then the scratch rules (VRED_SCRATCH_LIMIT=64 MiB). MPICH busy-polls: 2 ranks.
+set(t test_mpi_many_comms_${flavor})
+add_executable(${t} many_comms.c proc_usage.c)
+target_link_libraries(${t} PRIVATE vred_mpi_${flavor} vred_mpi_deps_${flavor})
+target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
+if(ompi)
+  set(np_many 3)
+else()
+  set(np_many 2)
+endif()
+add_test(NAME mpi_bounded_${flavor}_many_comms
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/many_comms.sh ${np_many} ${mpiexec} --
+          $<TARGET_FILE:${t}> --comms 1000 --expect-fallback --min-shm-free 16 --scratch)
+# (Alone: 2 MPICH ranks beside another busy-polling job took 366 s instead of 2.)
+set_tests_properties(mpi_bounded_${flavor}_many_comms PROPERTIES
+  ENVIRONMENT "VRED_SCRATCH_LIMIT=67108864" RUN_SERIAL ON)
+list(APPEND bounded_names mpi_bounded_${flavor}_many_comms)
+
+set_tests_properties(${bounded_names} PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS mpi_bounded)
