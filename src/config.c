@@ -9,7 +9,9 @@
 
 /* KNOB_ALG: a VRED_<COLL>_ALG knob, an ENUM whose accepted values come from the registry
  * (coll/algs.def): "auto|mpi" and the collective's algorithms, in vred_alg order. */
-typedef enum { KNOB_ENUM, KNOB_INT, KNOB_PATH, KNOB_ALG } knob_kind;
+/* KNOB_SPEC: free text checked by the row's `valid` (as the `lo` field cannot hold it, the
+ * check is looked up by name in spec_valid). */
+typedef enum { KNOB_ENUM, KNOB_INT, KNOB_PATH, KNOB_ALG, KNOB_SPEC } knob_kind;
 
 typedef struct {
     const char *name;
@@ -81,11 +83,51 @@ static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm =
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
 static void apply_slice(vred_config *c, long v, const char *t) { (void)t; c->shm_slice = v; }
 static void apply_shm_limit(vred_config *c, long v, const char *t) { (void)t; c->shm_limit = v; }
+static void apply_comm_limit(vred_config *c, long v, const char *t) { (void)t; c->comm_limit = v; }
 static void apply_scratch_limit(vred_config *c, long v, const char *t)
 {
     (void)t;
     c->scratch_limit = v;
 }
+/* VRED_TEST_FAIL: "off", or POINT:RANK[:N] with POINT alloc, pmpi or step, RANK a rank of
+ * MPI_COMM_WORLD, N >= 1 (default 1): the N-th time that rank reaches POINT inside a collective
+ * algorithm, it fails there (src/coll/fail.c; test-only, docs/reliability.md). */
+static int test_fail_parse(const char *t, vred_config *c)
+{
+    static const char *const points[] = {"alloc", "pmpi", "step"};
+    if (!strcmp(t, "off")) {
+        if (c) c->test_fail_point = 0;
+        return 1;
+    }
+    const char *colon = strchr(t, ':');
+    if (!colon) return 0;
+    int point = 0;
+    for (int i = 0; i < 3; i++)
+        if ((size_t)(colon - t) == strlen(points[i]) && !strncmp(t, points[i], strlen(points[i])))
+            point = i + 1;
+    char *end = NULL;
+    errno = 0;
+    long rank = strtol(colon + 1, &end, 10), nth = 1;
+    if (!point || errno || end == colon + 1 || rank < 0 || rank > 1 << 24) return 0;
+    if (*end == ':') {
+        const char *n0 = end + 1;
+        nth = strtol(n0, &end, 10);
+        if (errno || end == n0 || nth < 1 || nth > 1L << 40) return 0;
+    }
+    if (*end) return 0;
+    if (c) {
+        c->test_fail_point = point;
+        c->test_fail_rank = (int)rank;
+        c->test_fail_nth = nth;
+    }
+    return 1;
+}
+static void apply_test_fail(vred_config *c, long v, const char *t)
+{
+    (void)v;
+    test_fail_parse(t, c);
+}
+
 static void apply_learn(vred_config *c, long i, const char *t)
 {
     (void)t;
@@ -136,6 +178,9 @@ static const knob knobs[] = {
      "bytes of /dev/shm this process's share of vred's regions may hold, over all communicators "
      "(regions shrink, then new ones go point-to-point); 0 = /dev/shm's size / 2 / ranks on "
      "the node, at most 32 MiB", 0, 1L << 40},
+    {"VRED_COMM_LIMIT", KNOB_INT, "0..1048576", "1024", apply_comm_limit,
+     "communicators vred keeps state for at once (one hidden communicator of the MPI's each); "
+     "collectives on more go to the MPI", 0, 1048576},
     {"VRED_SCRATCH_LIMIT", KNOB_INT, "0..1099511627776", "268435456", apply_scratch_limit,
      "bytes of scratch buffers this process keeps between calls, over all communicators; a "
      "call's scratch beyond it is released when the call ends (0 = keep none)", 0, 1L << 40},
@@ -148,6 +193,10 @@ static const knob knobs[] = {
      0, 0},
     {"VRED_TUNE_FILE", KNOB_PATH, "a file written by vred-bench tune", "", apply_tune,
      "cost-model parameters measured on this machine (default: built in)", 0, 0},
+    {"VRED_TEST_FAIL", KNOB_SPEC, "off or POINT:RANK[:N], POINT alloc, pmpi or step", "off",
+     apply_test_fail,
+     "testing only: world rank RANK fails the N-th time it reaches POINT inside a collective "
+     "algorithm (a scratch allocation, a point-to-point call, a shared-memory step)", 0, 0},
 };
 
 static const char *const alg_names[VRED_ALG_COUNT] = {
@@ -210,9 +259,10 @@ static void parse(void)
                      : kb->kind == KNOB_INT ? strtol(kb->deflt, NULL, 10) : 0;
         const char *text = kb->deflt;
         if (v && *v) {
-            long got = listed                 ? lookup(accepted(kb), v)
-                       : kb->kind == KNOB_INT ? parse_int(v, kb->lo, kb->hi)
-                                              : 0;
+            long got = listed                  ? lookup(accepted(kb), v)
+                       : kb->kind == KNOB_INT  ? parse_int(v, kb->lo, kb->hi)
+                       : kb->kind == KNOB_SPEC ? (test_fail_parse(v, NULL) ? 0 : -1)
+                                               : 0;
             malformed[k] = got < 0;
             if (got < 0)
                 fprintf(stderr, "vred: %s='%s' is not one of %s; using %s\n", kb->name, v,
@@ -265,6 +315,8 @@ void vred_config_print(FILE *out)
             nth(accepted(kb), (int)in_effect[k], value, sizeof value);
         else if (kb->kind == KNOB_INT)
             snprintf(value, sizeof value, "%ld", in_effect[k]);
+        else if (kb->kind == KNOB_SPEC)
+            snprintf(value, sizeof value, "%s", set && *set && !malformed[k] ? set : kb->deflt);
         else
             snprintf(value, sizeof value, "%s", set && *set ? set : "(none)");
         /* (Not by comparing the text: "007" is a well-formed 7.) */

@@ -52,9 +52,14 @@ typedef struct {
     long shm_slice;          /* VRED_SHM_SLICE: largest slice I_max in bytes; 0 = built in */
     long shm_limit;          /* VRED_SHM_LIMIT: this process's share of regions; 0 = automatic */
     long scratch_limit;      /* VRED_SCRATCH_LIMIT: scratch bytes kept between calls */
+    long comm_limit;         /* VRED_COMM_LIMIT: communicators with vred's state at once */
     const char *tune_file;   /* VRED_TUNE_FILE: measured cost-model parameters; NULL = built in */
     vred_stats_mode stats;   /* VRED_STATS */
     vred_learn_mode learn;   /* VRED_LEARN */
+    /* VRED_TEST_FAIL (testing only): fail at point 1 alloc, 2 pmpi, 3 step (0: off) on world
+     * rank test_fail_rank, the test_fail_nth time it gets there (src/coll/fail.c) */
+    int test_fail_point, test_fail_rank;
+    long test_fail_nth;
 } vred_config;
 
 /* Parsed on first call; a malformed value is reported once on stderr with the accepted values,

@@ -1,10 +1,14 @@
 #include <stdlib.h>
 #include "config.h"
 #include "coll/scratch.h"
+#include "coll/fail.h"
 
-/* A slot whose calls used at most a quarter of it this many times in a row is released (the
- * next call that needs it allocates what it needs then). */
+/* A slot above KEEP_SMALL whose calls used at most a quarter of it this many times in a row is
+ * released (the next call that needs it allocates what it needs then). Slots up to KEEP_SMALL
+ * stay (under VRED_SCRATCH_LIMIT): a mix of small and medium calls would otherwise free and
+ * fault in the same few MiB over and over. */
 enum { IDLE_TRIMS = 4 };
+static const size_t KEEP_SMALL = 4 << 20;
 
 /* Scratch held by this process, over every communicator (and every thread). */
 static size_t held;
@@ -22,6 +26,7 @@ static void release(vred_scratch *s, int slot)
 
 void *vred_scratch_get(vred_scratch *s, int slot, size_t bytes)
 {
+    if (vred_fail_inject(VRED_FAIL_ALLOC)) return NULL; /* testing: as if out of memory */
     if (bytes > s->used[slot]) s->used[slot] = bytes;
     if (bytes <= s->bytes[slot] && s->p[slot]) return s->p[slot];
     /* Grow by at least half again, so a sweep of rising sizes reallocates O(log) times. */
@@ -45,7 +50,7 @@ void vred_scratch_trim(vred_scratch *s)
         if (!s->p[i]) continue;
         s->idle[i] = s->used[i] <= s->bytes[i] / 4 ? s->idle[i] + 1 : 0;
         s->used[i] = 0;
-        if (over || s->idle[i] >= IDLE_TRIMS) release(s, i);
+        if (over || (s->idle[i] >= IDLE_TRIMS && s->bytes[i] > KEEP_SMALL)) release(s, i);
     }
 }
 

@@ -1,8 +1,8 @@
 /*
  * Buffers a communicator keeps between calls: a collective on 64 MiB would otherwise pay for
  * 16,384 fresh page faults every time. A slot grows to the largest request of a call; at the
- * end of every served call (vred_scratch_trim) a slot that recent calls no longer need is
- * released, and so is all of the communicator's scratch while the process holds more than
+ * end of every served call (vred_scratch_trim) a slot above 4 MiB that recent calls no longer
+ * need is released, and so is all of the communicator's scratch while the process holds more than
  * VRED_SCRATCH_LIMIT bytes of scratch in all: a one-off 1 GiB call does not pin 1 GiB.
  */
 #ifndef VRED_SCRATCH_H

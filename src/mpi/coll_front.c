@@ -1,4 +1,6 @@
+#include <stdio.h>
 #include <string.h>
+#include "coll/fail.h"
 #include "mpi/coll_front.h"
 #include "mpi/comm.h"
 #include "mpi/learn.h"
@@ -158,6 +160,14 @@ static void trim(const vred_comm *vc)
     if (w->node && w->node->cross) vred_scratch_trim(&w->node->cross->scratch);
 }
 
+/* An algorithm returned an error on this rank: its peers may be waiting for it (fail.h). */
+static _Noreturn void failed(vred_coll coll, vred_alg alg, int rc)
+{
+    char what[96];
+    snprintf(what, sizeof what, "%s by vred's %s", vred_coll_name(coll), vred_alg_name(alg));
+    vred_fail(what, rc);
+}
+
 int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_comm)
 {
     vred_alg alg;
@@ -174,6 +184,7 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
     if (a->count == 0) return 1;
     if (a->size == 1) single(coll, a);
     else *rc = fn(a);
+    if (*rc != MPI_SUCCESS && a->size > 1) failed(coll, alg, *rc);
     trim(a->vc);
     if (*rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(user_comm, *rc);
     return 1;

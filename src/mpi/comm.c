@@ -5,6 +5,7 @@
  * node's first rank (MPI_COMM_TYPE_SHARED) or world rank / VRED_NODE_SIZE.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <pthread.h>
@@ -16,6 +17,12 @@
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+
+/* Communicators with vred's state (each holds one private communicator of the MPI's: MPICH has
+ * about 2,000 a process), bounded by VRED_COMM_LIMIT. A communicator refused for want of room
+ * keeps `refused` as its attribute: its calls go to the MPI without asking again. */
+static int live;
+static char refused;
 
 /* The last communicator each thread used and its state: a collective that then goes to the MPI
  * (small messages) should not pay an attribute lookup. Any state freed bumps the generation,
@@ -35,6 +42,7 @@ static void destroy(vred_comm *vc)
     int fini = 0;
     PMPI_Finalized(&fini);
     int alive = !fini && __atomic_load_n(&vred_mpi_state, __ATOMIC_ACQUIRE) != VRED_MPI_FINALIZED;
+    __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
     vred_node_free(vc->node, alive);
     if (vc->comm != MPI_COMM_NULL && alive) PMPI_Comm_free(&vc->comm);
     vred_scratch_free(&vc->scratch);
@@ -45,7 +53,7 @@ static void destroy(vred_comm *vc)
 static int delete_fn(MPI_Comm comm, int key, void *val, void *extra)
 {
     (void)comm, (void)key, (void)extra;
-    destroy(val);
+    if (val != &refused) destroy(val);
     return MPI_SUCCESS;
 }
 
@@ -190,24 +198,41 @@ static int measure_link(vred_comm *vc, int key)
     return MPI_SUCCESS;
 }
 
-static vred_comm *create(MPI_Comm comm)
+/* Says once per process that VRED_COMM_LIMIT was reached. */
+static void warn_full(void)
 {
-    int rank = 0, size = 0, key, ok;
+    static int warned;
+    if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+        fprintf(stderr, "vred: %ld communicators already have vred's state (VRED_COMM_LIMIT); "
+                        "collectives on more go to the MPI\n",
+                vred_config_get()->comm_limit);
+}
+
+/* *full = 1 when the ranks agreed that some rank has no room for another state. */
+static vred_comm *create(MPI_Comm comm, int *full)
+{
+    int rank = 0, size = 0, key, ok[2];
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     vred_comm *vc = calloc(1, sizeof *vc);
     int *keys = malloc((size_t)size * sizeof *keys);
     size_t *counts = malloc((size_t)size * sizeof *counts);
-    /* Every rank must take the same path: one rank out of memory gives up for all, before any
-     * collective of vred's own could leave the others waiting for it. */
-    ok = vc && keys && counts;
-    if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS ||
-        !ok) {
+    /* Every rank must take the same path: one rank out of memory, or out of room under
+     * VRED_COMM_LIMIT, gives up for all, before any collective of vred's own could leave the
+     * others waiting for it. */
+    int room = __atomic_load_n(&live, __ATOMIC_RELAXED) < vred_config_get()->comm_limit;
+    ok[0] = vc && keys && counts;
+    ok[1] = room;
+    int agreed = vred_next()->Allreduce(MPI_IN_PLACE, ok, 2, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS;
+    if (!agreed || !ok[0] || !ok[1]) {
+        *full = agreed && !ok[1];
+        if (!room) warn_full();
         free(keys);
         free(counts);
         free(vc);
         return NULL;
     }
+    __atomic_add_fetch(&live, 1, __ATOMIC_RELAXED); /* destroy() takes it back */
     vc->counts = counts;
     vc->comm = MPI_COMM_NULL;
     if (PMPI_Comm_split(comm, 0, rank, &vc->comm) != MPI_SUCCESS) goto fail;
@@ -257,9 +282,11 @@ vred_comm *vred_comm_get(MPI_Comm comm)
     void *val = NULL;
     int flag = 0;
     if (PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS) return NULL;
-    if (flag) return remember(comm, val, gen);
+    if (flag) return val == &refused ? NULL : remember(comm, val, gen);
     /* Every rank of comm gets here on the same call: creation is collective and consistent. */
-    vred_comm *vc = create(comm);
+    int full = 0;
+    vred_comm *vc = create(comm, &full);
+    if (full) PMPI_Comm_set_attr(comm, keyval, &refused); /* on every rank alike */
     if (!vc) return NULL;
     if (PMPI_Comm_set_attr(comm, keyval, vc) != MPI_SUCCESS) {
         destroy(vc);

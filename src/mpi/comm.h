@@ -9,8 +9,8 @@
 #include "coll/coll.h"
 
 /* The state of comm, created if needed (collective over comm: every rank calls it on the same
- * collective); NULL if vred does not serve collectives on comm (an intercommunicator, or the
- * state could not be made). */
+ * collective); NULL if vred does not serve collectives on comm (an intercommunicator, the state
+ * could not be made, or VRED_COMM_LIMIT communicators had one when comm asked first). */
 vred_comm *vred_comm_get(MPI_Comm comm);
 
 /* The link between nodes this process's cost model took (measured on the first communicator

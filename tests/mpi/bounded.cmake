@@ -23,6 +23,22 @@ add_test(NAME mpi_bounded_${flavor}_many_comms
 # (Alone: 2 MPICH ranks beside another busy-polling job took 366 s instead of 2.)
 set_tests_properties(mpi_bounded_${flavor}_many_comms PROPERTIES
   ENVIRONMENT "VRED_SCRATCH_LIMIT=67108864" RUN_SERIAL ON)
-list(APPEND bounded_names mpi_bounded_${flavor}_many_comms)
+# VRED_COMM_LIMIT: past 100 communicators with vred's state, the MPI serves the others; after
+# all are freed vred serves again.
+add_test(NAME mpi_bounded_${flavor}_comm_limit
+  COMMAND ${mpiexec} -np 2 $<TARGET_FILE:${t}> --comms 150 --comm-limit 100)
+set_tests_properties(mpi_bounded_${flavor}_comm_limit PROPERTIES ENVIRONMENT "VRED_COMM_LIMIT=100")
+list(APPEND bounded_names mpi_bounded_${flavor}_many_comms mpi_bounded_${flavor}_comm_limit)
+
+# One rank failing inside each algorithm family (fail_one.sh: VRED_TEST_FAIL on world rank 1 or
+# 2, each case under a 60 s limit): every rank gets an MPI error, or the job aborts with vred's
+# message; a hang fails the test.
+set(t test_mpi_fail_one_${flavor})
+add_executable(${t} fail_one.c)
+target_link_libraries(${t} PRIVATE vred_mpi_${flavor} vred_mpi_deps_${flavor})
+target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
+add_test(NAME mpi_bounded_${flavor}_fail_one
+  COMMAND ${CMAKE_CURRENT_LIST_DIR}/fail_one.sh ${mpiexec} -- $<TARGET_FILE:${t}>)
+list(APPEND bounded_names mpi_bounded_${flavor}_fail_one)
 
 set_tests_properties(${bounded_names} PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS mpi_bounded)

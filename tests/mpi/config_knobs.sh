@@ -86,6 +86,12 @@ for name in $knobs; do
                 [[ "|$acc|" == *"|$v|"* ]] || check "$name" "$v" malformed
             done
         fi
+    elif [ "$name" = VRED_TEST_FAIL ]; then
+        # POINT:RANK[:N] (testing only, src/coll/fail.c).
+        for v in bogus pmpi alloc: step:-1 step:1:0 pmpi:1x 'pmpi:1 ' ALLOC:1; do
+            check "$name" "$v" malformed
+        done
+        for v in off alloc:0 pmpi:1:3 step:2; do check "$name" "$v" set; done
     else
         # A path: any text is well formed; an unreadable file is checked in the MPI job.
         check "$name" /some/file set

@@ -11,13 +11,15 @@
  * freed, and a fresh communicator must get shared memory again (the regions' bytes were given
  * back to VRED_SHM_LIMIT).
  *   --expect-fallback  some allreduces must have gone point-to-point (the bound was reached)
+ *   --comm-limit K     run with VRED_COMM_LIMIT=K: communicators from the K-th on must be served
+ *                      by the MPI (vred keeps no state for them), the ones before by vred
  *   --min-shm-free M   with every communicator live, /dev/shm must still have M MiB free (vred
  *                      must stop at its bound, not at a full /dev/shm)
- *   --scratch          also: a one-off large reduce_scatter_block by recursive halving (its
- *                      accumulator, scratch of the whole input, is point to point) must not keep its
- *                      scratch (run with VRED_SCRATCH_LIMIT=67108864: the heap must fall back
- *                      within 8 MiB of where it was), a medium one's scratch is kept (under the
- *                      bound), and released after four small calls that need little of it
+ *   --scratch          also: a one-off 96 MiB reduce_scatter_block by recursive halving (its
+ *                      accumulator is scratch of the whole input) must not keep its scratch (run
+ *                      with VRED_SCRATCH_LIMIT=67108864: the heap must fall back within 8 MiB of
+ *                      where it was), a 16 MiB one's is kept (under the bound), and released
+ *                      after four small calls that need little of it
  * Rank 0 prints one summary line: allreduces by shared memory, by point to point, by the MPI.
  * Exits 1 if any check failed on any rank.
  */
@@ -34,6 +36,8 @@
 enum { COUNT = 4096 }; /* doubles: 32 KiB a rank, served by vred under every forced algorithm */
 
 static int wrank, wsize, failed;
+static long comm_limit = -1; /* --comm-limit */
+static int want_mpi;         /* the communicator in use is past VRED_COMM_LIMIT */
 
 static void fail(const char *what, long i)
 {
@@ -83,7 +87,8 @@ static char use(MPI_Comm c, long i)
     char by = served_by();
     PMPI_Allreduce(sbuf, ref, COUNT, MPI_DOUBLE, MPI_SUM, c);
     check(!memcmp(rbuf, ref, bytes), "allreduce differs from the MPI's", i);
-    check(by != 'm', "allreduce not served by vred", i);
+    if (!want_mpi) check(by != 'm', "allreduce not served by vred", i);
+    else check(by == 'm', "allreduce served by vred past VRED_COMM_LIMIT", i);
 
     int root = (int)(i % p);
     force("reduce", "ma");
@@ -174,6 +179,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--expect-fallback")) expect_fallback = 1;
         else if (!strcmp(argv[i], "--scratch")) scratch = 1;
         else if (!strcmp(argv[i], "--min-shm-free") && i + 1 < argc) min_free = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--comm-limit") && i + 1 < argc) comm_limit = atol(argv[++i]);
     }
     sbuf = malloc(COUNT * sizeof(double));
     rbuf = malloc(COUNT * sizeof(double));
@@ -192,6 +198,7 @@ int main(int argc, char **argv)
             break;
         }
         MPI_Comm_set_errhandler(comms[i], MPI_ERRORS_RETURN);
+        want_mpi = comm_limit >= 0 && i >= comm_limit;
         char by = use(comms[i], i);
         by_shm += by == 's', by_p2p += by == 'p', by_mpi += by == 'm';
     }
@@ -210,6 +217,7 @@ int main(int argc, char **argv)
     /* Everything given back: a new communicator gets a region again. */
     MPI_Comm again;
     MPI_Comm_dup(MPI_COMM_WORLD, &again);
+    want_mpi = 0;
     if (vred_mpi_force && wsize > 1 && use(again, n) != 's')
         fail("no shared memory after every communicator was freed", n);
     MPI_Comm_free(&again);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "coll/p2p/msg.h"
+#include "coll/fail.h"
 #include "local/sparse.h"
 
 enum {
@@ -178,6 +179,8 @@ static int post_send(const vred_coll_args *a, const void *buf, size_t n, int dst
                 pack = NULL; /* a segment not worth it: the rest of the message is alike */
             }
         }
+        /* (testing: a send the MPI refused) */
+        if (vred_fail_inject(VRED_FAIL_PMPI)) return MPI_ERR_OTHER;
         int rc = PMPI_Isend(p, (int)bytes, MPI_BYTE, dst, tag, a->comm, &reqs[(*ns)++]);
         if (rc != MPI_SUCCESS) return rc;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "coll/shm/hier.h"
 #include "coll/p2p/p2p.h"
+#include "coll/fail.h"
 
 enum { TAG_HIER = 7310 };
 
@@ -42,6 +43,7 @@ static int first_error(int rc, int next) { return rc != MPI_SUCCESS ? rc : next;
 static int move_bytes(const vred_coll_args *a, void *buf, size_t n, int from, int to)
 {
     for (size_t off = 0; off < n; off += INT_MAX / 2 + 1) {
+        if (a->rank == from && vred_fail_inject(VRED_FAIL_PMPI)) return MPI_ERR_OTHER; /* testing */
         int m = (int)(n - off < (size_t)INT_MAX / 2 + 1 ? n - off : (size_t)INT_MAX / 2 + 1);
         int rc = a->rank == from
                      ? PMPI_Send((char *)buf + off, m, MPI_BYTE, to, TAG_HIER, a->comm)
@@ -88,7 +90,7 @@ int vred_hier_reduce(const vred_coll_args *a, vred_shm_fn node_fn)
     size_t bytes = a->count * a->esize;
     void *acc = a->rank == a->root ? a->rbuf : NULL;
     if (n->rank == 0 && !acc && !(acc = vred_scratch_get(a->scratch, VRED_SCRATCH_ACC, bytes)))
-        return MPI_ERR_NO_MEM; /* leaves its node waiting (docs/shm.md, "Left open") */
+        return MPI_ERR_NO_MEM; /* its node waits: the front ends the job (coll/fail.h) */
     int rc = node_reduce(a, node_fn, acc);
     if (n->rank == 0) {
         vred_coll_args c = cross_args(a, acc, acc, a->count);

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <mpi.h>
 #include "coll/shm/sync.h"
+#include "coll/fail.h"
 
 static inline void cpu_relax(void)
 {
@@ -108,6 +109,10 @@ void vred_shm_wait_all(const vred_shm *s, uint64_t value)
 
 char *vred_shm_round_begin(vred_shm *s)
 {
+    /* (testing: a rank that cannot go on in the middle of a shared-memory algorithm; nothing
+     * there can fail for real, short of the process dying, which check_alive covers) */
+    if (vred_fail_inject(VRED_FAIL_STEP))
+        vred_fail("a shared-memory round (VRED_TEST_FAIL)", MPI_ERR_OTHER);
     s->round++;
     if (s->round > 2)
         for (int i = 0; i < s->size; i++)
