@@ -19,8 +19,9 @@
 
 static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull : (1ull << bytes) - 1; }
 
-/* Kernel over 512-bit vectors of T, in both tail forms. */
-#define AVX512_BINARY(name, cascade_name, lower, T, OP)                                         \
+/* Kernel over 512-bit vectors of T, in both tail forms. STORE(p, v) writes a full vector; the
+ * masked head and tail write only the bytes of FIELDS (a 64-bit byte mask) that they cover. */
+#define AVX512_KERNEL(name, cascade_name, lower, T, OP, STORE, FIELDS)                          \
     VRED_KERNEL_DECL(lower);                                                                    \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
@@ -30,13 +31,13 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
         if (i) {                                                                                \
             __mmask64 h = bytes_mask64(i * sizeof(T));                                          \
             __m512i x = _mm512_maskz_loadu_epi8(h, a), y = _mm512_maskz_loadu_epi8(h, b);       \
-            _mm512_mask_storeu_epi8(o, h, OP(x, y));                                            \
+            _mm512_mask_storeu_epi8(o, h & (FIELDS), OP(x, y));                                 \
         }                                                                                       \
-        VRED_SIMD_LOOP(T, __m512i, LD512, ST512, OP, a, b, o, n, i);                            \
+        VRED_SIMD_LOOP(T, __m512i, LD512, STORE, OP, a, b, o, n, i);                            \
         if (i < n) {                                                                            \
             __mmask64 m = bytes_mask64((n - i) * sizeof(T));                                    \
             __m512i x = _mm512_maskz_loadu_epi8(m, a + i), y = _mm512_maskz_loadu_epi8(m, b + i); \
-            _mm512_mask_storeu_epi8(o + i, m, OP(x, y));                                        \
+            _mm512_mask_storeu_epi8(o + i, m & (FIELDS), OP(x, y));                             \
         }                                                                                       \
     }                                                                                           \
     void cascade_name(const void *a_, const void *b_, void *o_, size_t n)                       \
@@ -45,9 +46,23 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
         T *o = o_;                                                                              \
         size_t i = vred_simd_head(o, sizeof(T), n);                                             \
         if (i) lower(a, b, o, i);                                                               \
-        VRED_SIMD_LOOP(T, __m512i, LD512, ST512, OP, a, b, o, n, i);                            \
+        VRED_SIMD_LOOP(T, __m512i, LD512, STORE, OP, a, b, o, n, i);                            \
         if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
     }
+#define AVX512_BINARY(name, cascade_name, lower, T, OP)                                         \
+    AVX512_KERNEL(name, cascade_name, lower, T, OP, ST512, ~0ull)
+
+/* The padded pair types: the scalar kernel writes only the value and the index, so every store
+ * is masked to their bytes and out's padding is never written: 0..11 of each 16 for {double or
+ * long, int}, 0..1 and 4..7 of each 8 for {short, int}. */
+#define FIELDS_PAD12 0x0fff0fff0fff0fffull
+#define FIELDS_PAD2 0xf3f3f3f3f3f3f3f3ull
+#define ST512_PAD12(p, v) _mm512_mask_storeu_epi8((void *)(p), FIELDS_PAD12, (v))
+#define ST512_PAD2(p, v) _mm512_mask_storeu_epi8((void *)(p), FIELDS_PAD2, (v))
+#define AVX512_PAIR12(name, cascade_name, lower, T, OP)                                         \
+    AVX512_KERNEL(name, cascade_name, lower, T, OP, ST512_PAD12, FIELDS_PAD12)
+#define AVX512_PAIR2(name, cascade_name, lower, T, OP)                                          \
+    AVX512_KERNEL(name, cascade_name, lower, T, OP, ST512_PAD2, FIELDS_PAD2)
 
 /* Half-precision kernels: 16 halves (256 bits) widen to one 512-bit float vector. */
 #define AVX512_HALF(name, cascade_name, lower, OP)                                              \
@@ -171,13 +186,21 @@ static inline __m512i prod_c64(__m512i x, __m512i y)
     return SI(_mm512_mask_sub_pd(_mm512_add_pd(t1, t2), 0x55, t1, t2));
 }
 
-/* MAXLOC/MINLOC on {32-bit value, int32 index} pairs: value lanes are even, index lanes odd. */
-static inline __m512i loc_pick(__m512i x, __m512i y, __mmask16 take_x, __mmask16 equal)
+/* MAXLOC/MINLOC on {32-bit value, 32-bit index} pairs: value lanes are even, index lanes odd.
+ * The verdicts are kept for the value lanes and spread over the pair; a tie keeps y's value
+ * (+0 and -0 tie) and takes `lower`'s index lane, the lower index. */
+static inline __m512i loc_pick32(__m512i x, __m512i y, __mmask16 take_x, __mmask16 equal,
+                                 __m512i lower)
 {
     take_x &= 0x5555;
     equal &= 0x5555;
     __m512i r = _mm512_mask_blend_epi32((__mmask16)(take_x | (take_x << 1)), y, x);
-    return _mm512_mask_min_epi32(r, (__mmask16)(equal << 1), x, y);
+    return _mm512_mask_mov_epi32(r, (__mmask16)(equal << 1), lower);
+}
+/* int32 index: the lower one is SMIN's. */
+static inline __m512i loc_pick(__m512i x, __m512i y, __mmask16 take_x, __mmask16 equal)
+{
+    return loc_pick32(x, y, take_x, equal, _mm512_min_epi32(x, y));
 }
 static inline __m512i maxloc_float_int(__m512i x, __m512i y)
 {
@@ -196,6 +219,69 @@ static inline __m512i maxloc_2int(__m512i x, __m512i y)
 static inline __m512i minloc_2int(__m512i x, __m512i y)
 {
     return loc_pick(x, y, _mm512_cmplt_epi32_mask(x, y), _mm512_cmpeq_epi32_mask(x, y));
+}
+/* Fortran 2REAL: the index is a float too; MINPS(x, y) = x < y ? x : y is the scalar's
+ * x.i < y.i ? x.i : y.i, NaN included. */
+static inline __m512i maxloc_2float(__m512i x, __m512i y)
+{
+    return loc_pick32(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_GT_OQ),
+                          _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ), SI(_mm512_min_ps(PS(x), PS(y))));
+}
+static inline __m512i minloc_2float(__m512i x, __m512i y)
+{
+    return loc_pick32(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_LT_OQ),
+                          _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ), SI(_mm512_min_ps(PS(x), PS(y))));
+}
+/* One pair per 128 bits, the value in the even 64-bit lane, the index in the odd one: Fortran
+ * 2DOUBLE_PRECISION (a double index) and {double or long, int, 4 padding bytes} (an int32 index
+ * in the odd lane's low half). The verdicts are kept for the even lanes only (the odd lanes
+ * compare index bits); a tie keeps y's value and takes `lower`'s odd lane, the lower index. */
+static inline __m512i loc_pick64(__m512i x, __m512i y, __mmask8 take_x, __mmask8 equal, __m512i lower)
+{
+    take_x &= 0x55;
+    equal &= 0x55;
+    __m512i r = _mm512_mask_blend_epi64((__mmask8)(take_x | (take_x << 1)), y, x);
+    return _mm512_mask_mov_epi64(r, (__mmask8)(equal << 1), lower);
+}
+#define CMP_PD(x, y, pred) _mm512_cmp_pd_mask(PD(x), PD(y), pred)
+static inline __m512i maxloc_2double(__m512i x, __m512i y)
+{
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_GT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), SI(_mm512_min_pd(PD(x), PD(y))));
+}
+static inline __m512i minloc_2double(__m512i x, __m512i y)
+{
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_LT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), SI(_mm512_min_pd(PD(x), PD(y))));
+}
+/* {double, int} and {long, int}: SMIN on 32-bit lanes gives the lower index (the padding dword's
+ * result is never stored). The ordered compares make a NaN value lose and never tie. */
+static inline __m512i maxloc_double_int(__m512i x, __m512i y)
+{
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_GT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), _mm512_min_epi32(x, y));
+}
+static inline __m512i minloc_double_int(__m512i x, __m512i y)
+{
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_LT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), _mm512_min_epi32(x, y));
+}
+static inline __m512i maxloc_long_int(__m512i x, __m512i y)
+{
+    return loc_pick64(x, y, _mm512_cmpgt_epi64_mask(x, y), _mm512_cmpeq_epi64_mask(x, y), _mm512_min_epi32(x, y));
+}
+static inline __m512i minloc_long_int(__m512i x, __m512i y)
+{
+    return loc_pick64(x, y, _mm512_cmplt_epi64_mask(x, y), _mm512_cmpeq_epi64_mask(x, y), _mm512_min_epi32(x, y));
+}
+/* {short, 2 padding bytes, int}: the value in the low half of the even 32-bit lane; shifted to
+ * the top half it compares as an int32 in the same order, without the padding. */
+static inline __m512i short_key(__m512i v) { return _mm512_slli_epi32(v, 16); }
+static inline __m512i maxloc_short_int(__m512i x, __m512i y)
+{
+    __m512i kx = short_key(x), ky = short_key(y);
+    return loc_pick(x, y, _mm512_cmpgt_epi32_mask(kx, ky), _mm512_cmpeq_epi32_mask(kx, ky));
+}
+static inline __m512i minloc_short_int(__m512i x, __m512i y)
+{
+    __m512i kx = short_key(x), ky = short_key(y);
+    return loc_pick(x, y, _mm512_cmplt_epi32_mask(kx, ky), _mm512_cmpeq_epi32_mask(kx, ky));
 }
 
 /* Half precision. bf16 widens by a shift; it narrows with an integer round-to-nearest-even
@@ -326,6 +412,16 @@ static inline __m512 acc_prod(__m512 x, __m512 y) { return _mm512_mul_ps(x, y); 
     KT(bin[VRED_OP_MINLOC][VRED_FLOAT_INT], AVX512_BINARY, vred_minloc_float_int_avx512, vred_minloc_float_int_avx512_cascade, vred_minloc_float_int_avx2, vred_float_int, minloc_float_int) \
     KT(bin[VRED_OP_MAXLOC][VRED_2INT], AVX512_BINARY, vred_maxloc_2int_avx512, vred_maxloc_2int_avx512_cascade, vred_maxloc_2int_avx2, vred_2int, maxloc_2int) \
     KT(bin[VRED_OP_MINLOC][VRED_2INT], AVX512_BINARY, vred_minloc_2int_avx512, vred_minloc_2int_avx512_cascade, vred_minloc_2int_avx2, vred_2int, minloc_2int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_2FLOAT], AVX512_BINARY, vred_maxloc_2float_avx512, vred_maxloc_2float_avx512_cascade, vred_maxloc_2float_avx2, vred_2float, maxloc_2float) \
+    KT(bin[VRED_OP_MAXLOC][VRED_2DOUBLE], AVX512_BINARY, vred_maxloc_2double_avx512, vred_maxloc_2double_avx512_cascade, vred_maxloc_2double_avx2, vred_2double, maxloc_2double) \
+    KT(bin[VRED_OP_MAXLOC][VRED_DOUBLE_INT], AVX512_PAIR12, vred_maxloc_double_int_avx512, vred_maxloc_double_int_avx512_cascade, vred_maxloc_double_int_avx2, vred_double_int, maxloc_double_int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_LONG_INT], AVX512_PAIR12, vred_maxloc_long_int_avx512, vred_maxloc_long_int_avx512_cascade, vred_maxloc_long_int_avx2, vred_long_int, maxloc_long_int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_SHORT_INT], AVX512_PAIR2, vred_maxloc_short_int_avx512, vred_maxloc_short_int_avx512_cascade, vred_maxloc_short_int_avx2, vred_short_int, maxloc_short_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_2FLOAT], AVX512_BINARY, vred_minloc_2float_avx512, vred_minloc_2float_avx512_cascade, vred_minloc_2float_avx2, vred_2float, minloc_2float) \
+    KT(bin[VRED_OP_MINLOC][VRED_2DOUBLE], AVX512_BINARY, vred_minloc_2double_avx512, vred_minloc_2double_avx512_cascade, vred_minloc_2double_avx2, vred_2double, minloc_2double) \
+    KT(bin[VRED_OP_MINLOC][VRED_DOUBLE_INT], AVX512_PAIR12, vred_minloc_double_int_avx512, vred_minloc_double_int_avx512_cascade, vred_minloc_double_int_avx2, vred_double_int, minloc_double_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_LONG_INT], AVX512_PAIR12, vred_minloc_long_int_avx512, vred_minloc_long_int_avx512_cascade, vred_minloc_long_int_avx2, vred_long_int, minloc_long_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_SHORT_INT], AVX512_PAIR2, vred_minloc_short_int_avx512, vred_minloc_short_int_avx512_cascade, vred_minloc_short_int_avx2, vred_short_int, minloc_short_int) \
     KT(bin[VRED_OP_SUM][VRED_BFLOAT16], AVX512_HALF, vred_sum_bf16_avx512, vred_sum_bf16_avx512_cascade, vred_sum_bf16_avx2, sum_bf16) \
     KT(bin[VRED_OP_PROD][VRED_BFLOAT16], AVX512_HALF, vred_prod_bf16_avx512, vred_prod_bf16_avx512_cascade, vred_prod_bf16_avx2, prod_bf16) \
     KT(bin[VRED_OP_MAX][VRED_BFLOAT16], AVX512_HALF, vred_max_bf16_avx512, vred_max_bf16_avx512_cascade, vred_max_bf16_avx2, max_bf16) \
