@@ -186,103 +186,82 @@ static inline __m512i prod_c64(__m512i x, __m512i y)
     return SI(_mm512_mask_sub_pd(_mm512_add_pd(t1, t2), 0x55, t1, t2));
 }
 
-/* MAXLOC/MINLOC on {32-bit value, 32-bit index} pairs: value lanes are even, index lanes odd.
- * The verdicts are kept for the value lanes and spread over the pair; a tie keeps y's value
- * (+0 and -0 tie) and takes `lower`'s index lane, the lower index. */
-static inline __m512i loc_pick32(__m512i x, __m512i y, __mmask16 take_x, __mmask16 equal,
-                                 __m512i lower)
+/* MAXLOC/MINLOC. The value and index lanes of a pair: even and odd 32-bit lanes ({float or int
+ * or short, int}, 2REAL), or even and odd 64-bit lanes (2DOUBLE_PRECISION, {double or long, int,
+ * 4 padding bytes}, whose int32 index is the odd lane's low half). The values are compared
+ * duplicated over their pair (xd, yd), so each verdict comes out spread over its pair with no
+ * mask arithmetic (which costs more than the shuffle); the equality, masked to the index lanes,
+ * makes a tie keep y's value (+0 and -0 tie) and take `lower`'s index lane, the lower index. */
+#define LOC_PICK(bits, n_lanes_mask)                                                            \
+    static inline __m512i loc_pick##bits(__m512i x, __m512i y, __mmask16 take_x, __mmask16 equal_odd, \
+                                         __m512i lower)                                         \
+    {                                                                                           \
+        __m512i r = _mm512_mask_blend_epi##bits((n_lanes_mask)take_x, y, x);                   \
+        return _mm512_mask_mov_epi##bits(r, (n_lanes_mask)equal_odd, lower);                   \
+    }
+LOC_PICK(32, __mmask16)
+LOC_PICK(64, __mmask8)
+static inline __m512i dup_even32(__m512i v) { return SI(_mm512_moveldup_ps(PS(v))); }
+static inline __m512i dup_even64(__m512i v) { return _mm512_unpacklo_epi64(v, v); }
+/* Compares into masks, under a mask k. Ordered float compares: a NaN value never wins and never
+ * ties, so y is kept, as in the scalar. */
+#define PS_GT(k, a, b) _mm512_mask_cmp_ps_mask(k, PS(a), PS(b), _CMP_GT_OQ)
+#define PS_LT(k, a, b) _mm512_mask_cmp_ps_mask(k, PS(a), PS(b), _CMP_LT_OQ)
+#define PS_EQ(k, a, b) _mm512_mask_cmp_ps_mask(k, PS(a), PS(b), _CMP_EQ_OQ)
+#define PD_GT(k, a, b) _mm512_mask_cmp_pd_mask(k, PD(a), PD(b), _CMP_GT_OQ)
+#define PD_LT(k, a, b) _mm512_mask_cmp_pd_mask(k, PD(a), PD(b), _CMP_LT_OQ)
+#define PD_EQ(k, a, b) _mm512_mask_cmp_pd_mask(k, PD(a), PD(b), _CMP_EQ_OQ)
+#define I32_GT(k, a, b) _mm512_mask_cmpgt_epi32_mask(k, a, b)
+#define I32_LT(k, a, b) _mm512_mask_cmplt_epi32_mask(k, a, b)
+#define I32_EQ(k, a, b) _mm512_mask_cmpeq_epi32_mask(k, a, b)
+#define I64_GT(k, a, b) _mm512_mask_cmpgt_epi64_mask(k, a, b)
+#define I64_LT(k, a, b) _mm512_mask_cmplt_epi64_mask(k, a, b)
+#define I64_EQ(k, a, b) _mm512_mask_cmpeq_epi64_mask(k, a, b)
+/* fname, lane bits, take-x compare, equality compare, KEY(v): the value lanes as compared,
+ * LOWER: the lower of the two indices (x, y in scope) */
+#define LOC_OP(fname, bits, CMP, EQ, KEY, LOWER)                                                \
+    static inline __m512i fname(__m512i x_, __m512i y_)                                         \
+    {                                                                                           \
+        __m512i x = in_register(x_), y = in_register(y_);                                       \
+        __m512i xd = dup_even##bits(KEY(x)), yd = dup_even##bits(KEY(y));                       \
+        return loc_pick##bits(x, y, CMP(ALL##bits, xd, yd), EQ(ODD##bits, xd, yd), LOWER);       \
+    }
+/* GCC otherwise folds the loads of x and y into each instruction that reads them (MOVSLDUP,
+ * the blend, the compare: five 512-bit loads a vector instead of two), and the 32-bit pair
+ * kernels ran at two thirds of the speed of the 64-bit ones. */
+static inline __m512i in_register(__m512i v)
 {
-    take_x &= 0x5555;
-    equal &= 0x5555;
-    __m512i r = _mm512_mask_blend_epi32((__mmask16)(take_x | (take_x << 1)), y, x);
-    return _mm512_mask_mov_epi32(r, (__mmask16)(equal << 1), lower);
+    __asm__("" : "+v"(v));
+    return v;
 }
-/* int32 index: the lower one is SMIN's. */
-static inline __m512i loc_pick(__m512i x, __m512i y, __mmask16 take_x, __mmask16 equal)
-{
-    return loc_pick32(x, y, take_x, equal, _mm512_min_epi32(x, y));
-}
-static inline __m512i maxloc_float_int(__m512i x, __m512i y)
-{
-    return loc_pick(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_GT_OQ),
-                    _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ));
-}
-static inline __m512i minloc_float_int(__m512i x, __m512i y)
-{
-    return loc_pick(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_LT_OQ),
-                    _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ));
-}
-static inline __m512i maxloc_2int(__m512i x, __m512i y)
-{
-    return loc_pick(x, y, _mm512_cmpgt_epi32_mask(x, y), _mm512_cmpeq_epi32_mask(x, y));
-}
-static inline __m512i minloc_2int(__m512i x, __m512i y)
-{
-    return loc_pick(x, y, _mm512_cmplt_epi32_mask(x, y), _mm512_cmpeq_epi32_mask(x, y));
-}
-/* Fortran 2REAL: the index is a float too; MINPS(x, y) = x < y ? x : y is the scalar's
- * x.i < y.i ? x.i : y.i, NaN included. */
-static inline __m512i maxloc_2float(__m512i x, __m512i y)
-{
-    return loc_pick32(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_GT_OQ),
-                          _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ), SI(_mm512_min_ps(PS(x), PS(y))));
-}
-static inline __m512i minloc_2float(__m512i x, __m512i y)
-{
-    return loc_pick32(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_LT_OQ),
-                          _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ), SI(_mm512_min_ps(PS(x), PS(y))));
-}
-/* One pair per 128 bits, the value in the even 64-bit lane, the index in the odd one: Fortran
- * 2DOUBLE_PRECISION (a double index) and {double or long, int, 4 padding bytes} (an int32 index
- * in the odd lane's low half). The verdicts are kept for the even lanes only (the odd lanes
- * compare index bits); a tie keeps y's value and takes `lower`'s odd lane, the lower index. */
-static inline __m512i loc_pick64(__m512i x, __m512i y, __mmask8 take_x, __mmask8 equal, __m512i lower)
-{
-    take_x &= 0x55;
-    equal &= 0x55;
-    __m512i r = _mm512_mask_blend_epi64((__mmask8)(take_x | (take_x << 1)), y, x);
-    return _mm512_mask_mov_epi64(r, (__mmask8)(equal << 1), lower);
-}
-#define CMP_PD(x, y, pred) _mm512_cmp_pd_mask(PD(x), PD(y), pred)
-static inline __m512i maxloc_2double(__m512i x, __m512i y)
-{
-    return loc_pick64(x, y, CMP_PD(x, y, _CMP_GT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), SI(_mm512_min_pd(PD(x), PD(y))));
-}
-static inline __m512i minloc_2double(__m512i x, __m512i y)
-{
-    return loc_pick64(x, y, CMP_PD(x, y, _CMP_LT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), SI(_mm512_min_pd(PD(x), PD(y))));
-}
-/* {double, int} and {long, int}: SMIN on 32-bit lanes gives the lower index (the padding dword's
- * result is never stored). The ordered compares make a NaN value lose and never tie. */
-static inline __m512i maxloc_double_int(__m512i x, __m512i y)
-{
-    return loc_pick64(x, y, CMP_PD(x, y, _CMP_GT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), _mm512_min_epi32(x, y));
-}
-static inline __m512i minloc_double_int(__m512i x, __m512i y)
-{
-    return loc_pick64(x, y, CMP_PD(x, y, _CMP_LT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), _mm512_min_epi32(x, y));
-}
-static inline __m512i maxloc_long_int(__m512i x, __m512i y)
-{
-    return loc_pick64(x, y, _mm512_cmpgt_epi64_mask(x, y), _mm512_cmpeq_epi64_mask(x, y), _mm512_min_epi32(x, y));
-}
-static inline __m512i minloc_long_int(__m512i x, __m512i y)
-{
-    return loc_pick64(x, y, _mm512_cmplt_epi64_mask(x, y), _mm512_cmpeq_epi64_mask(x, y), _mm512_min_epi32(x, y));
-}
+#define KEY_SAME(v) (v)
+#define ALL32 0xffff /* the lanes of a mask */
+#define ODD32 0xaaaa /* the index lanes */
+#define ALL64 0xff
+#define ODD64 0xaa
 /* {short, 2 padding bytes, int}: the value in the low half of the even 32-bit lane; shifted to
  * the top half it compares as an int32 in the same order, without the padding. */
-static inline __m512i short_key(__m512i v) { return _mm512_slli_epi32(v, 16); }
-static inline __m512i maxloc_short_int(__m512i x, __m512i y)
-{
-    __m512i kx = short_key(x), ky = short_key(y);
-    return loc_pick(x, y, _mm512_cmpgt_epi32_mask(kx, ky), _mm512_cmpeq_epi32_mask(kx, ky));
-}
-static inline __m512i minloc_short_int(__m512i x, __m512i y)
-{
-    __m512i kx = short_key(x), ky = short_key(y);
-    return loc_pick(x, y, _mm512_cmplt_epi32_mask(kx, ky), _mm512_cmpeq_epi32_mask(kx, ky));
-}
+#define SHORT_KEY(v) _mm512_slli_epi32(v, 16)
+/* The lower index: int32 (also the low half of a 64-bit lane; the padding dword's result is
+ * never stored): SMIN. The float and double indices of 2REAL and 2DOUBLE_PRECISION:
+ * MINPS/MINPD(x, y) = x < y ? x : y, the scalar's x.i < y.i ? x.i : y.i, NaN included. */
+#define LOWER_I32 _mm512_min_epi32(x, y)
+#define LOWER_F32 SI(_mm512_min_ps(PS(x), PS(y)))
+#define LOWER_F64 SI(_mm512_min_pd(PD(x), PD(y)))
+LOC_OP(maxloc_float_int, 32, PS_GT, PS_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(minloc_float_int, 32, PS_LT, PS_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(maxloc_2int, 32, I32_GT, I32_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(minloc_2int, 32, I32_LT, I32_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(maxloc_2float, 32, PS_GT, PS_EQ, KEY_SAME, LOWER_F32)
+LOC_OP(minloc_2float, 32, PS_LT, PS_EQ, KEY_SAME, LOWER_F32)
+LOC_OP(maxloc_short_int, 32, I32_GT, I32_EQ, SHORT_KEY, LOWER_I32)
+LOC_OP(minloc_short_int, 32, I32_LT, I32_EQ, SHORT_KEY, LOWER_I32)
+LOC_OP(maxloc_2double, 64, PD_GT, PD_EQ, KEY_SAME, LOWER_F64)
+LOC_OP(minloc_2double, 64, PD_LT, PD_EQ, KEY_SAME, LOWER_F64)
+LOC_OP(maxloc_double_int, 64, PD_GT, PD_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(minloc_double_int, 64, PD_LT, PD_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(maxloc_long_int, 64, I64_GT, I64_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(minloc_long_int, 64, I64_LT, I64_EQ, KEY_SAME, LOWER_I32)
 
 /* Half precision. bf16 widens by a shift; it narrows with an integer round-to-nearest-even
  * rather than VCVTNEPS2BF16, which flushes subnormals (the scalar reference keeps them). */
