@@ -6,8 +6,8 @@
  * The tail (fewer than one 256-bit vector) goes to the SSE4.1 kernel of the same name, whose
  * own tail is the scalar Duff's device: the first paper's cascade. avx512.c's *_cascade kernels
  * enter this cascade here, so every vred_*_avx2 kernel they name must exist in this file.
- * Where sse41.c has no kernel (float16; 64-bit PROD, slower than scalar at 128 bits), the tail
- * is the scalar kernel. The half-precision kernels here take eight halves at a time, as many as
+ * Where sse41.c has no kernel (float16; 64-bit PROD and MINLOC/MAXLOC on {long, int}, slower
+ * than scalar at 128 bits), the tail is the scalar kernel. The half-precision kernels here take eight halves at a time, as many as
  * sse41.c's bfloat16 ones, so they go straight to scalar: SSE4.1 could not fill a vector from
  * the fewer than eight that are left.
  *
@@ -435,12 +435,12 @@ static inline __m256 acc_prod(__m256 x, __m256 y) { return _mm256_mul_ps(x, y); 
     K(bin[VRED_OP_MINLOC][VRED_2INT], AVX2_BINARY, vred_minloc_2int_avx2, vred_minloc_2int_sse41, vred_2int, minloc_2int) \
     K(bin[VRED_OP_MINLOC][VRED_2FLOAT], AVX2_BINARY, vred_minloc_2float_avx2, vred_minloc_2float_sse41, vred_2float, minloc_2float) \
     K(bin[VRED_OP_MINLOC][VRED_2DOUBLE], AVX2_BINARY, vred_minloc_2double_avx2, vred_minloc_2double_sse41, vred_2double, minloc_2double) \
-    K(bin[VRED_OP_MAXLOC][VRED_DOUBLE_INT], AVX2_PAIR12, vred_maxloc_double_int_avx2, vred_maxloc_double_int_scalar, vred_double_int, maxloc_double_int) \
-    K(bin[VRED_OP_MINLOC][VRED_DOUBLE_INT], AVX2_PAIR12, vred_minloc_double_int_avx2, vred_minloc_double_int_scalar, vred_double_int, minloc_double_int) \
+    K(bin[VRED_OP_MAXLOC][VRED_DOUBLE_INT], AVX2_PAIR12, vred_maxloc_double_int_avx2, vred_maxloc_double_int_sse41, vred_double_int, maxloc_double_int) \
+    K(bin[VRED_OP_MINLOC][VRED_DOUBLE_INT], AVX2_PAIR12, vred_minloc_double_int_avx2, vred_minloc_double_int_sse41, vred_double_int, minloc_double_int) \
     K(bin[VRED_OP_MAXLOC][VRED_LONG_INT], AVX2_PAIR12, vred_maxloc_long_int_avx2, vred_maxloc_long_int_scalar, vred_long_int, maxloc_long_int) \
     K(bin[VRED_OP_MINLOC][VRED_LONG_INT], AVX2_PAIR12, vred_minloc_long_int_avx2, vred_minloc_long_int_scalar, vred_long_int, minloc_long_int) \
-    K(bin[VRED_OP_MAXLOC][VRED_SHORT_INT], AVX2_PAIR2, vred_maxloc_short_int_avx2, vred_maxloc_short_int_scalar, vred_short_int, maxloc_short_int) \
-    K(bin[VRED_OP_MINLOC][VRED_SHORT_INT], AVX2_PAIR2, vred_minloc_short_int_avx2, vred_minloc_short_int_scalar, vred_short_int, minloc_short_int) \
+    K(bin[VRED_OP_MAXLOC][VRED_SHORT_INT], AVX2_PAIR2, vred_maxloc_short_int_avx2, vred_maxloc_short_int_sse41, vred_short_int, maxloc_short_int) \
+    K(bin[VRED_OP_MINLOC][VRED_SHORT_INT], AVX2_PAIR2, vred_minloc_short_int_avx2, vred_minloc_short_int_sse41, vred_short_int, minloc_short_int) \
     K(half_acc[VRED_HALF_BF16][VRED_HOP_MAX], AVX2_HALF_ACC, vred_acc_max_bf16_avx2, widen_bf16, acc_max) \
     K(half_acc[VRED_HALF_BF16][VRED_HOP_MIN], AVX2_HALF_ACC, vred_acc_min_bf16_avx2, widen_bf16, acc_min) \
     K(half_acc[VRED_HALF_BF16][VRED_HOP_SUM], AVX2_HALF_ACC, vred_acc_sum_bf16_avx2, widen_bf16, acc_sum) \
