@@ -38,6 +38,8 @@ typedef struct {
     int rank, size;      /* in the node */
     int check_peers;     /* the peers' pids are visible here (same PID namespace): a waiter can
                             tell a dead peer from a slow one */
+    int yield;           /* the node's ranks outnumber the CPUs they may run on: a waiter gives
+                            its core away (sync.c, vred_shm_oversubscribed) */
     MPI_Comm comm;       /* the node's communicator: a long wait drives the MPI's progress on it
                             (sync.c) */
     /* This rank's counters; equal on every rank between collectives, because every rank runs
