@@ -72,21 +72,22 @@ int vred_cma_probe(vred_shm *s)
 
 void vred_cma_report(vred_shm *s, int err, uint64_t step)
 {
-    if (err) __atomic_store_n(&s->ctl[s->rank].cma_bad, step, __ATOMIC_RELAXED);
+    if (!err) return;
+    __atomic_store_n(&s->ctl[s->rank].cma_bad, step, __ATOMIC_RELAXED);
+    static int said;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        fprintf(stderr, "vred: cross-memory attach failed during a collective (%s); this node "
+                        "moves data through its shared segment from now on\n", strerror(err));
 }
 
 int vred_cma_failed(vred_shm *s, uint64_t step)
 {
-    int bad = -1;
     /* Keyed by the step: a peer already in a later collective may have reported a later
      * failure, which must not be taken for one of this step. */
-    for (int i = 0; i < s->size && bad < 0; i++)
-        if (__atomic_load_n(&s->ctl[i].cma_bad, __ATOMIC_RELAXED) == step) bad = i;
-    if (bad < 0) return 0;
-    s->cma = 0;
-    static int said;
-    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-        fprintf(stderr, "vred: cross-memory attach failed on node rank %d during a collective; "
-                        "this node moves data through its shared segment from now on\n", bad);
-    return 1;
+    for (int i = 0; i < s->size; i++)
+        if (__atomic_load_n(&s->ctl[i].cma_bad, __ATOMIC_RELAXED) == step) {
+            s->cma = 0; /* the failed rank said why (vred_cma_report) */
+            return 1;
+        }
+    return 0;
 }

@@ -37,12 +37,13 @@ static inline uint64_t vred_cma_addr(const vred_shm *s, int peer)
     return __atomic_load_n(&s->ctl[peer].cma_addr, __ATOMIC_RELAXED);
 }
 
-/* Report this rank's read for the coming step: err != 0 marks the step as failed here. */
+/* Report this rank's read for the coming step: err != 0 marks the step as failed here (and
+ * says so on stderr, once per process). */
 void vred_cma_report(vred_shm *s, int err, uint64_t step);
 
 /* After every rank has posted `step` (wait_all): 1 if a read failed on any rank of the node,
- * then CMA is off for this node from now on (s->cma = 0, said once on stderr). The same answer
- * on every rank of the node. */
+ * then CMA is off for this node from now on (s->cma = 0). The same answer on every rank of the
+ * node. */
 int vred_cma_failed(vred_shm *s, uint64_t step);
 
 #endif

@@ -71,9 +71,21 @@ int vred_bcast_pipe(const vred_coll_args *a)
     return run(a, vred_shm_bcast_pipe, bcast_across, vred_shm_bcast_pipe);
 }
 
+/* After a single-copy call: if a read failed on this node (the node now uses the pipeline,
+ * cma.h) and the node is the whole communicator, the selection learns it too, so that later
+ * calls name the pipeline that serves them. Every rank of the node saw the same failure, so
+ * all change alike; across nodes the others cannot know, and the row stays selected (each
+ * node runs what it can: docs/shm.md). */
+static int after_cma(const vred_coll_args *a, int rc)
+{
+    if (!a->vc->node->shm->cma && a->vc->node->nodes == 1)
+        ((vred_comm *)a->vc)->cma_state = -1; /* the front's state, changed alike on all ranks */
+    return rc;
+}
+
 int vred_bcast_cma(const vred_coll_args *a)
 {
-    return run(a, vred_shm_bcast_cma, bcast_across, vred_shm_bcast_cma);
+    return after_cma(a, run(a, vred_shm_bcast_cma, bcast_across, vred_shm_bcast_cma));
 }
 
 /* One node only (select.c never picks these across nodes: ranks of several nodes interleave in
@@ -87,4 +99,7 @@ static int one_node(const vred_coll_args *a, vred_shm_fn fn)
 
 int vred_allgather_pipe(const vred_coll_args *a) { return one_node(a, vred_shm_allgather_pipe); }
 
-int vred_allgather_cma(const vred_coll_args *a) { return one_node(a, vred_shm_allgather_cma); }
+int vred_allgather_cma(const vred_coll_args *a)
+{
+    return after_cma(a, one_node(a, vred_shm_allgather_cma));
+}
