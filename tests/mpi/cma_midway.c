@@ -8,7 +8,8 @@
  * names "cma" and the failed node moves data through its segment.
  *
  * bcast (root the last rank, then 0, then 1) of 1 MiB + 3 bytes and allgather (one node: in
- * place and not) of 256 KiB + 1 per rank, forced "cma", at odd offsets, checked against the
+ * place and not) of 256 KiB + 1 per rank, forced "cma", on the world (a bcast meets the
+ * denial first) and on a dup (an allgather meets it first, the bcast across nodes), at odd offsets, checked against the
  * exact answer computed on each rank (no large message of the MPI's own once the filter is in:
  * an MPI's own single-copy path would be refused too). Exits 77 if cross-memory attach does
  * not work here to begin with, or the kernel has no seccomp filters.
@@ -82,14 +83,14 @@ static void check_alg(const char *call, const char *want)
     }
 }
 
-static void bcast(int root, int round, const char *want)
+static void bcast(MPI_Comm c, int root, int round, const char *want)
 {
     size_t n = (1u << 20) + 3;
     unsigned char *base = malloc(n + 16), *b = base + 5;
     for (size_t i = 0; i < n; i++) b[i] = wrank == root ? byte_of(root, i, round) : 0xEE;
     char call[64];
     snprintf(call, sizeof call, "bcast round %d root %d", round, root);
-    if (MPI_Bcast(b, (int)n, MPI_BYTE, root, MPI_COMM_WORLD) != MPI_SUCCESS) fail(call);
+    if (MPI_Bcast(b, (int)n, MPI_BYTE, root, c) != MPI_SUCCESS) fail(call);
     check_alg(call, want);
     for (size_t i = 0; i < n; i++)
         if (b[i] != byte_of(root, i, round)) {
@@ -99,7 +100,7 @@ static void bcast(int root, int round, const char *want)
     free(base);
 }
 
-static void allgather(int inplace, int round, const char *want)
+static void allgather(MPI_Comm c, int inplace, int round, const char *want)
 {
     size_t n = (256u << 10) + 1;
     unsigned char *rb = malloc(n * (size_t)wsize + 16), *r = rb + 3;
@@ -109,8 +110,7 @@ static void allgather(int inplace, int round, const char *want)
     for (size_t i = 0; i < n; i++) mine[i] = byte_of(wrank, i, round);
     char call[64];
     snprintf(call, sizeof call, "allgather round %d inplace %d", round, inplace);
-    if (MPI_Allgather(inplace ? MPI_IN_PLACE : s, (int)n, MPI_BYTE, r, (int)n, MPI_BYTE,
-                      MPI_COMM_WORLD) != MPI_SUCCESS)
+    if (MPI_Allgather(inplace ? MPI_IN_PLACE : s, (int)n, MPI_BYTE, r, (int)n, MPI_BYTE, c) != MPI_SUCCESS)
         fail(call);
     check_alg(call, want);
     for (int q = 0; q < wsize; q++)
@@ -140,14 +140,20 @@ int main(int argc, char **argv)
     int one_node = lo == hi;
     vred_mpi_force("bcast", "cma");
     vred_mpi_force("allgather", "cma");
-    /* Before: single copy serves (or cross-memory attach does not work here: skipped). */
-    bcast(wsize - 1, 0, "cma");
+    /* Before: single copy serves (or cross-memory attach does not work here: skipped), on two
+     * communicators: the first call after the denial is a bcast on one, an allgather on the
+     * other (one node; else a bcast too). */
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    bcast(dup, 0, 9, "cma");
+    bcast(MPI_COMM_WORLD, wsize - 1, 0, "cma");
     if (strcmp(vred_mpi_last_alg(), "cma")) {
         if (!wrank) printf("cma_midway: cross-memory attach does not work here; skipped\n");
         MPI_Finalize();
         return 77;
     }
-    if (one_node) allgather(0, 0, "cma");
+    if (one_node) allgather(MPI_COMM_WORLD, 0, 0, "cma");
     int denied = wrank == 1 ? deny_cma() : 0, all;
     MPI_Allreduce(&denied, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all) {
@@ -157,10 +163,14 @@ int main(int argc, char **argv)
     }
     /* The call whose read fails on rank 1 (selected as cma before it ran), then the rest. */
     const char *after = one_node ? "pipe" : "cma";
-    bcast(0, 1, "cma");
-    bcast(1, 2, after);
-    bcast(wsize - 1, 3, after);
-    if (one_node) allgather(0, 4, after), allgather(1, 5, after);
+    bcast(MPI_COMM_WORLD, 0, 1, "cma");
+    bcast(MPI_COMM_WORLD, 1, 2, after);
+    bcast(MPI_COMM_WORLD, wsize - 1, 3, after);
+    if (one_node) allgather(MPI_COMM_WORLD, 0, 4, after), allgather(MPI_COMM_WORLD, 1, 5, after);
+    if (one_node) allgather(dup, 1, 6, "cma"), allgather(dup, 0, 7, after);
+    else bcast(dup, 1, 6, "cma"), bcast(dup, 0, 7, after);
+    bcast(dup, wsize - 1, 8, after);
+    MPI_Comm_free(&dup);
     int tot;
     MPI_Allreduce(&failures, &tot, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (!wrank)
