@@ -70,6 +70,17 @@ static int node_bcast(const vred_coll_args *a, vred_shm_fn fn, void *buf, size_t
     return fn(&s);
 }
 
+/* The node bcast that hands a reduction's result back: single copy where the node's ranks can
+ * read each other (the same node on every rank of it: s->cma and the size are), for the sizes
+ * where the cma rows serve bcast too (above the model's shm_dpml_max); else the pipeline. */
+static vred_shm_fn result_bcast(const vred_coll_args *a)
+{
+    size_t bytes = a->count * a->esize;
+    return a->vc->node->shm->cma && (double)bytes > a->vc->model.shm_dpml_max
+               ? vred_shm_bcast_cma
+               : vred_shm_bcast_pipe;
+}
+
 int vred_hier_allreduce(const vred_coll_args *a, vred_shm_fn node_fn)
 {
     vred_node *n = a->vc->node;
@@ -78,7 +89,7 @@ int vred_hier_allreduce(const vred_coll_args *a, vred_shm_fn node_fn)
         vred_coll_args c = cross_args(a, a->rbuf, a->rbuf, a->count);
         rc = first_error(rc, leaders(VRED_COLL_ALLREDUCE, &c));
     }
-    return first_error(rc, node_bcast(a, vred_shm_bcast_pipe, a->rbuf, a->count, 0));
+    return first_error(rc, node_bcast(a, result_bcast(a), a->rbuf, a->count, 0));
 }
 
 int vred_hier_reduce(const vred_coll_args *a, vred_shm_fn node_fn)
