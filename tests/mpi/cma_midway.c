@@ -14,27 +14,15 @@
  * an MPI's own single-copy path would be refused too). Exits 77 if cross-memory attach does
  * not work here to begin with, or the kernel has no seccomp filters.
  */
-#include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <mpi.h>
 
 #define VRED_MPI_WEAK
 #include "vred_mpi.h"
+#include "deny_cma.h"
 #include "node_of.h"
-
-#if defined(__x86_64__)
-#define ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define ARCH AUDIT_ARCH_AARCH64
-#endif
 
 static int wrank, wsize, failures;
 
@@ -43,29 +31,6 @@ static void fail(const char *what)
     failures++;
     printf("FAIL rank %d: %s\n", wrank, what);
     fflush(stdout);
-}
-
-/* This thread's process_vm_readv/writev fail with EPERM from now on (vred reads on the thread
- * that calls the collective). 0 if installed. */
-static int deny_cma(void)
-{
-#ifdef ARCH
-    struct sock_filter code[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-    };
-    struct sock_fprog prog = {sizeof code / sizeof code[0], code};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) == 0)
-        return 0;
-#endif
-    return -1;
 }
 
 static unsigned char byte_of(int rank, size_t i, int round)
@@ -154,6 +119,8 @@ int main(int argc, char **argv)
         return 77;
     }
     if (one_node) allgather(MPI_COMM_WORLD, 0, 0, "cma");
+    /* This thread's process_vm_readv/writev fail with EPERM from now on (vred reads on the
+     * thread that calls the collective). */
     int denied = wrank == 1 ? deny_cma() : 0, all;
     MPI_Allreduce(&denied, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all) {
