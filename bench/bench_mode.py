@@ -82,7 +82,7 @@ def heading(rows, local=False, cpu=True, short=False):
 # own choice, as is "vred" in the MPI_Reduce_local plots; "mpi" is the MPI library's.
 COLORS = {"mpi": "black", "auto": "#d62728", "vred": "#d62728", "memcpy": "#7f7f7f",
           "binomial": "#1f77b4", "redscat": "#ff7f0e", "ring": "#2ca02c", "recdbl": "#8c564b",
-          "ma": "#9467bd", "dpml": "#e377c2", "pipe": "#17becf", "cma": "#bcbd22",
+          "ma": "#9467bd", "dpml": "#e377c2", "pipe": "#17becf", "cma": "#9edae5",
           "masked tail": "#1f77b4",
           "cascade": "#ff7f0e", "bits": "#1f77b4", "idx": "#2ca02c"}
 _SPARE = ["#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
