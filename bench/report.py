@@ -150,7 +150,9 @@ def vred_bench_rows(res):
     out = []
     for f in sorted(glob.glob(os.path.join(res, "**", "*.csv"), recursive=True)):
         rs = rows(f)
-        if rs and (("collective" in rs[0] and "impl" in rs[0]) or "vred_us" in rs[0]):
+        # vred-bench's own CSVs (coll: impl, local: vred_us) all name the MPI library; the
+        # experiments' derived summaries (multihost/threads.csv has vred_us too) do not.
+        if rs and "mpi_library" in rs[0] and ("impl" in rs[0] or "vred_us" in rs[0]):
             out += rs
     return out
 

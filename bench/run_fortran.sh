@@ -7,7 +7,8 @@
 #         MPI (Open MPI, MPICH); the figure is the median of the runs' medians and A/B.
 #   qe    Debian's Quantum ESPRESSO (pw.x, Open MPI only: the package links libmpi.so.40): an SCF
 #         with forces and stress of 8-atom silicon (bench/fortran/si8.in), 2 ranks, A/B
-#         alternating, --reps times. Every line it prints must be identical in A and B except
+#         alternating, 3 x --reps times (a run lasts ~1 s and its time spreads 0.9-1.5 s on an idle
+#         2-core machine, both A and B: more runs keep the median's ratio within a few %). Every line it prints must be identical in A and B except
 #         dates and timings (energies, eigenvalues, forces, stress); the figure is the median
 #         wall time ("PWSCF ... WALL") and A/B; VRED_STATS=sum on one extra B run gives the
 #         share of its reduction calls vred served.
@@ -92,7 +93,8 @@ if [ -z "$only" ] || [ "$only" = qe ]; then
     # What must not differ: everything but dates and timings.
     results() { grep -v -E 'starts on|terminated on|cpu time|CPU|WALL' "$1"; }
     differ=0
-    for r in $(seq 0 "$reps"); do   # round 0: warm-up (file cache), not counted
+    qreps=$((3 * reps))
+    for r in $(seq 0 "$qreps"); do   # round 0: warm-up (file cache), not counted
       for mode in mpi vred; do
         log=$out/logs/qe-$mode-$r.txt
         rm -rf "$w/tmp"
@@ -111,7 +113,7 @@ if [ -z "$only" ] || [ "$only" = qe ]; then
     b=$(grep "^qe,openmpi,.*,vred," "$csv" | cut -d, -f5 | median)
     energy=$(sed -n 's/^! *total energy *= *//p' "$out/logs/qe-mpi-0.txt")
     printf "qe      pw.x si8.in (Open MPI), 2 ranks: MPI %.2f s, vred %.2f s wall (medians of %d runs), time ratio %.3fx; printed results %s (total energy %s)\n" \
-      "$a" "$b" "$reps" "$(echo "$a $b" | awk '{print $1 / $2}')" \
+      "$a" "$b" "$qreps" "$(echo "$a $b" | awk '{print $1 / $2}')" \
       "$([ $differ = 0 ] && echo "identical in every run" || echo DIFFER)" "$energy" | tee -a "$summary"
     printf "     runs (s) MPI: %s | vred: %s\n" \
       "$(grep "^qe,openmpi,.*,mpi," "$csv" | cut -d, -f5 | paste -sd' ')" \

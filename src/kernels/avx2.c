@@ -6,15 +6,15 @@
  * The tail (fewer than one 256-bit vector) goes to the SSE4.1 kernel of the same name, whose
  * own tail is the scalar Duff's device: the first paper's cascade. avx512.c's *_cascade kernels
  * enter this cascade here, so every vred_*_avx2 kernel they name must exist in this file.
- * Where sse41.c has no kernel (float16; 64-bit PROD, slower than scalar at 128 bits), the tail
- * is the scalar kernel. The half-precision kernels here take eight halves at a time, as many as
+ * Where sse41.c has no kernel (float16; 64-bit PROD and MINLOC/MAXLOC on {long, int}, slower
+ * than scalar at 128 bits), the tail is the scalar kernel. The half-precision kernels here take eight halves at a time, as many as
  * sse41.c's bfloat16 ones, so they go straight to scalar: SSE4.1 could not fill a vector from
  * the fewer than eight that are left.
  *
  * Left to scalar here, and why:
- *   - long double and its complex: x87 only;
- *   - pair types with padding (double_int, long_int, short_int, ldbl_int): the scalar kernel
- *     writes only the two fields, and a vector store would also write the padding bytes.
+ *   - long double, its complex and {long double, int}: x87 only.
+ * The pair types with padding ({double,int}, {long,int}, {short,int}) store through a read of out
+ * that puts its padding bytes back (ST256_PAD*): the scalar kernel writes only the two fields.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -26,8 +26,9 @@
 #define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define ST128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 
-/* Kernel over 256-bit vectors of T; the rest goes to `lower` (SSE4.1, else scalar). */
-#define AVX2_BINARY(name, lower, T, OP)                                                         \
+/* Kernel over 256-bit vectors of T, stored with STORE(p, v); the rest goes to `lower` (SSE4.1,
+ * else scalar). */
+#define AVX2_KERNEL(name, lower, T, OP, STORE)                                                  \
     VRED_KERNEL_DECL(lower);                                                                    \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
@@ -35,9 +36,19 @@
         T *o = o_;                                                                              \
         size_t i = vred_simd_head(o, sizeof(T), n);                                             \
         if (i) lower(a, b, o, i);                                                               \
-        VRED_SIMD_LOOP(T, __m256i, LD256, ST256, OP, a, b, o, n, i);                            \
+        VRED_SIMD_LOOP(T, __m256i, LD256, STORE, OP, a, b, o, n, i);                            \
         if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
     }
+#define AVX2_BINARY(name, lower, T, OP) AVX2_KERNEL(name, lower, T, OP, ST256)
+
+/* The padded pair types: the scalar kernel writes only the value and the index, so the padding
+ * bytes of out must keep what out held. The store reads out first and puts its padding back:
+ * {double or long, int} has its 4 padding bytes at 12..15 of 16 (dwords 3 and 7), {short, int}
+ * its 2 at 2..3 of 8 (words 1 and 5 of each 128-bit half). */
+#define ST256_PAD12(p, v) ST256((p), _mm256_blend_epi32((v), LD256(p), 0x88))
+#define ST256_PAD2(p, v) ST256((p), _mm256_blend_epi16((v), LD256(p), 0x22))
+#define AVX2_PAIR12(name, lower, T, OP) AVX2_KERNEL(name, lower, T, OP, ST256_PAD12)
+#define AVX2_PAIR2(name, lower, T, OP) AVX2_KERNEL(name, lower, T, OP, ST256_PAD2)
 
 /* Half-precision kernels: 8 halves (128 bits) widen to one 256-bit float vector. */
 #define AVX2_HALF(name, lower, OP)                                                              \
@@ -207,20 +218,57 @@ static inline __m256i minloc_2float(__m256i x, __m256i y)
     return loc_pick32(x, y, CMP_PS(x, y, _CMP_LT_OQ), CMP_PS(x, y, _CMP_EQ_OQ),
                       SI(_mm256_min_ps(PS(x), PS(y))));
 }
-/* Fortran 2DOUBLE_PRECISION: {value, index} in each 128-bit lane, value in the even 64-bit lane. */
-static inline __m256i loc_pick64(__m256i x, __m256i y, __m256d take_x, __m256d equal)
+/* One pair per 128-bit lane, the value in the even 64-bit lane and the index in the odd one:
+ * Fortran 2DOUBLE_PRECISION, and {double or long, int, 4 padding bytes}. The verdicts hold in the
+ * even lanes (the odd lanes compare index bits: never used); MOVEDUP copies each over its pair.
+ * A tie keeps y's value and takes `lower`'s odd lane, the lower index. */
+static inline __m256i loc_pick64(__m256i x, __m256i y, __m256d take_x, __m256d equal, __m256i lower)
 {
     __m256i take = SI(_mm256_movedup_pd(take_x)), eq = SI(_mm256_movedup_pd(equal));
-    __m256i tie = SI(_mm256_blend_pd(PD(y), _mm256_min_pd(PD(x), PD(y)), 0xa));
+    __m256i tie = _mm256_blend_epi32(y, lower, 0xcc);
     return _mm256_blendv_epi8(_mm256_blendv_epi8(y, x, take), tie, eq);
 }
+#define CMP_PD(x, y, pred) _mm256_cmp_pd(PD(x), PD(y), pred)
+static inline __m256i lower_2double(__m256i x, __m256i y) { return SI(_mm256_min_pd(PD(x), PD(y))); }
 static inline __m256i maxloc_2double(__m256i x, __m256i y)
 {
-    return loc_pick64(x, y, _mm256_cmp_pd(PD(x), PD(y), _CMP_GT_OQ), _mm256_cmp_pd(PD(x), PD(y), _CMP_EQ_OQ));
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_GT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), lower_2double(x, y));
 }
 static inline __m256i minloc_2double(__m256i x, __m256i y)
 {
-    return loc_pick64(x, y, _mm256_cmp_pd(PD(x), PD(y), _CMP_LT_OQ), _mm256_cmp_pd(PD(x), PD(y), _CMP_EQ_OQ));
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_LT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), lower_2double(x, y));
+}
+/* {double, int} and {long, int}: the int32 index is the low half of the odd lane, so SMIN on
+ * 32-bit lanes gives the lower index (and, in the padding dword, a minimum of padding that the
+ * store replaces with out's own). The ordered compares make a NaN value lose and never tie. */
+static inline __m256i maxloc_double_int(__m256i x, __m256i y)
+{
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_GT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), _mm256_min_epi32(x, y));
+}
+static inline __m256i minloc_double_int(__m256i x, __m256i y)
+{
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_LT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), _mm256_min_epi32(x, y));
+}
+static inline __m256i maxloc_long_int(__m256i x, __m256i y)
+{
+    return loc_pick64(x, y, PD(_mm256_cmpgt_epi64(x, y)), PD(_mm256_cmpeq_epi64(x, y)), _mm256_min_epi32(x, y));
+}
+static inline __m256i minloc_long_int(__m256i x, __m256i y)
+{
+    return loc_pick64(x, y, PD(_mm256_cmpgt_epi64(y, x)), PD(_mm256_cmpeq_epi64(x, y)), _mm256_min_epi32(x, y));
+}
+/* {short, 2 padding bytes, int}: the value in the low half of the even 32-bit lane. Shifted to
+ * the top half, it compares as an int32 in the same order, without the padding. */
+static inline __m256i short_key(__m256i v) { return _mm256_slli_epi32(v, 16); }
+static inline __m256i maxloc_short_int(__m256i x, __m256i y)
+{
+    __m256i kx = short_key(x), ky = short_key(y);
+    return loc_pick32(x, y, _mm256_cmpgt_epi32(kx, ky), _mm256_cmpeq_epi32(kx, ky), _mm256_min_epi32(x, y));
+}
+static inline __m256i minloc_short_int(__m256i x, __m256i y)
+{
+    __m256i kx = short_key(x), ky = short_key(y);
+    return loc_pick32(x, y, _mm256_cmpgt_epi32(ky, kx), _mm256_cmpeq_epi32(kx, ky), _mm256_min_epi32(x, y));
 }
 
 /* Half precision, eight per 128-bit vector, computed as one float vector. bf16 widens by a
@@ -387,6 +435,12 @@ static inline __m256 acc_prod(__m256 x, __m256 y) { return _mm256_mul_ps(x, y); 
     K(bin[VRED_OP_MINLOC][VRED_2INT], AVX2_BINARY, vred_minloc_2int_avx2, vred_minloc_2int_sse41, vred_2int, minloc_2int) \
     K(bin[VRED_OP_MINLOC][VRED_2FLOAT], AVX2_BINARY, vred_minloc_2float_avx2, vred_minloc_2float_sse41, vred_2float, minloc_2float) \
     K(bin[VRED_OP_MINLOC][VRED_2DOUBLE], AVX2_BINARY, vred_minloc_2double_avx2, vred_minloc_2double_sse41, vred_2double, minloc_2double) \
+    K(bin[VRED_OP_MAXLOC][VRED_DOUBLE_INT], AVX2_PAIR12, vred_maxloc_double_int_avx2, vred_maxloc_double_int_sse41, vred_double_int, maxloc_double_int) \
+    K(bin[VRED_OP_MINLOC][VRED_DOUBLE_INT], AVX2_PAIR12, vred_minloc_double_int_avx2, vred_minloc_double_int_sse41, vred_double_int, minloc_double_int) \
+    K(bin[VRED_OP_MAXLOC][VRED_LONG_INT], AVX2_PAIR12, vred_maxloc_long_int_avx2, vred_maxloc_long_int_scalar, vred_long_int, maxloc_long_int) \
+    K(bin[VRED_OP_MINLOC][VRED_LONG_INT], AVX2_PAIR12, vred_minloc_long_int_avx2, vred_minloc_long_int_scalar, vred_long_int, minloc_long_int) \
+    K(bin[VRED_OP_MAXLOC][VRED_SHORT_INT], AVX2_PAIR2, vred_maxloc_short_int_avx2, vred_maxloc_short_int_sse41, vred_short_int, maxloc_short_int) \
+    K(bin[VRED_OP_MINLOC][VRED_SHORT_INT], AVX2_PAIR2, vred_minloc_short_int_avx2, vred_minloc_short_int_sse41, vred_short_int, minloc_short_int) \
     K(half_acc[VRED_HALF_BF16][VRED_HOP_MAX], AVX2_HALF_ACC, vred_acc_max_bf16_avx2, widen_bf16, acc_max) \
     K(half_acc[VRED_HALF_BF16][VRED_HOP_MIN], AVX2_HALF_ACC, vred_acc_min_bf16_avx2, widen_bf16, acc_min) \
     K(half_acc[VRED_HALF_BF16][VRED_HOP_SUM], AVX2_HALF_ACC, vred_acc_sum_bf16_avx2, widen_bf16, acc_sum) \

@@ -19,8 +19,9 @@
 
 static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull : (1ull << bytes) - 1; }
 
-/* Kernel over 512-bit vectors of T, in both tail forms. */
-#define AVX512_BINARY(name, cascade_name, lower, T, OP)                                         \
+/* Kernel over 512-bit vectors of T, in both tail forms. STORE(p, v) writes a full vector; the
+ * masked head and tail write only the bytes of FIELDS (a 64-bit byte mask) that they cover. */
+#define AVX512_KERNEL(name, cascade_name, lower, T, OP, STORE, FIELDS)                          \
     VRED_KERNEL_DECL(lower);                                                                    \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
@@ -30,13 +31,13 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
         if (i) {                                                                                \
             __mmask64 h = bytes_mask64(i * sizeof(T));                                          \
             __m512i x = _mm512_maskz_loadu_epi8(h, a), y = _mm512_maskz_loadu_epi8(h, b);       \
-            _mm512_mask_storeu_epi8(o, h, OP(x, y));                                            \
+            _mm512_mask_storeu_epi8(o, h & (FIELDS), OP(x, y));                                 \
         }                                                                                       \
-        VRED_SIMD_LOOP(T, __m512i, LD512, ST512, OP, a, b, o, n, i);                            \
+        VRED_SIMD_LOOP(T, __m512i, LD512, STORE, OP, a, b, o, n, i);                            \
         if (i < n) {                                                                            \
             __mmask64 m = bytes_mask64((n - i) * sizeof(T));                                    \
             __m512i x = _mm512_maskz_loadu_epi8(m, a + i), y = _mm512_maskz_loadu_epi8(m, b + i); \
-            _mm512_mask_storeu_epi8(o + i, m, OP(x, y));                                        \
+            _mm512_mask_storeu_epi8(o + i, m & (FIELDS), OP(x, y));                             \
         }                                                                                       \
     }                                                                                           \
     void cascade_name(const void *a_, const void *b_, void *o_, size_t n)                       \
@@ -45,9 +46,23 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
         T *o = o_;                                                                              \
         size_t i = vred_simd_head(o, sizeof(T), n);                                             \
         if (i) lower(a, b, o, i);                                                               \
-        VRED_SIMD_LOOP(T, __m512i, LD512, ST512, OP, a, b, o, n, i);                            \
+        VRED_SIMD_LOOP(T, __m512i, LD512, STORE, OP, a, b, o, n, i);                            \
         if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
     }
+#define AVX512_BINARY(name, cascade_name, lower, T, OP)                                         \
+    AVX512_KERNEL(name, cascade_name, lower, T, OP, ST512, ~0ull)
+
+/* The padded pair types: the scalar kernel writes only the value and the index, so every store
+ * is masked to their bytes and out's padding is never written: 0..11 of each 16 for {double or
+ * long, int}, 0..1 and 4..7 of each 8 for {short, int}. */
+#define FIELDS_PAD12 0x0fff0fff0fff0fffull
+#define FIELDS_PAD2 0xf3f3f3f3f3f3f3f3ull
+#define ST512_PAD12(p, v) _mm512_mask_storeu_epi8((void *)(p), FIELDS_PAD12, (v))
+#define ST512_PAD2(p, v) _mm512_mask_storeu_epi8((void *)(p), FIELDS_PAD2, (v))
+#define AVX512_PAIR12(name, cascade_name, lower, T, OP)                                         \
+    AVX512_KERNEL(name, cascade_name, lower, T, OP, ST512_PAD12, FIELDS_PAD12)
+#define AVX512_PAIR2(name, cascade_name, lower, T, OP)                                          \
+    AVX512_KERNEL(name, cascade_name, lower, T, OP, ST512_PAD2, FIELDS_PAD2)
 
 /* Half-precision kernels: 16 halves (256 bits) widen to one 512-bit float vector. */
 #define AVX512_HALF(name, cascade_name, lower, OP)                                              \
@@ -171,32 +186,82 @@ static inline __m512i prod_c64(__m512i x, __m512i y)
     return SI(_mm512_mask_sub_pd(_mm512_add_pd(t1, t2), 0x55, t1, t2));
 }
 
-/* MAXLOC/MINLOC on {32-bit value, int32 index} pairs: value lanes are even, index lanes odd. */
-static inline __m512i loc_pick(__m512i x, __m512i y, __mmask16 take_x, __mmask16 equal)
+/* MAXLOC/MINLOC. The value and index lanes of a pair: even and odd 32-bit lanes ({float or int
+ * or short, int}, 2REAL), or even and odd 64-bit lanes (2DOUBLE_PRECISION, {double or long, int,
+ * 4 padding bytes}, whose int32 index is the odd lane's low half). The values are compared
+ * duplicated over their pair (xd, yd), so each verdict comes out spread over its pair with no
+ * mask arithmetic (which costs more than the shuffle); the equality, masked to the index lanes,
+ * makes a tie keep y's value (+0 and -0 tie) and take `lower`'s index lane, the lower index. */
+#define LOC_PICK(bits, n_lanes_mask)                                                            \
+    static inline __m512i loc_pick##bits(__m512i x, __m512i y, __mmask16 take_x, __mmask16 equal_odd, \
+                                         __m512i lower)                                         \
+    {                                                                                           \
+        __m512i r = _mm512_mask_blend_epi##bits((n_lanes_mask)take_x, y, x);                   \
+        return _mm512_mask_mov_epi##bits(r, (n_lanes_mask)equal_odd, lower);                   \
+    }
+LOC_PICK(32, __mmask16)
+LOC_PICK(64, __mmask8)
+static inline __m512i dup_even32(__m512i v) { return SI(_mm512_moveldup_ps(PS(v))); }
+static inline __m512i dup_even64(__m512i v) { return _mm512_unpacklo_epi64(v, v); }
+/* Compares into masks, under a mask k. Ordered float compares: a NaN value never wins and never
+ * ties, so y is kept, as in the scalar. */
+#define PS_GT(k, a, b) _mm512_mask_cmp_ps_mask(k, PS(a), PS(b), _CMP_GT_OQ)
+#define PS_LT(k, a, b) _mm512_mask_cmp_ps_mask(k, PS(a), PS(b), _CMP_LT_OQ)
+#define PS_EQ(k, a, b) _mm512_mask_cmp_ps_mask(k, PS(a), PS(b), _CMP_EQ_OQ)
+#define PD_GT(k, a, b) _mm512_mask_cmp_pd_mask(k, PD(a), PD(b), _CMP_GT_OQ)
+#define PD_LT(k, a, b) _mm512_mask_cmp_pd_mask(k, PD(a), PD(b), _CMP_LT_OQ)
+#define PD_EQ(k, a, b) _mm512_mask_cmp_pd_mask(k, PD(a), PD(b), _CMP_EQ_OQ)
+#define I32_GT(k, a, b) _mm512_mask_cmpgt_epi32_mask(k, a, b)
+#define I32_LT(k, a, b) _mm512_mask_cmplt_epi32_mask(k, a, b)
+#define I32_EQ(k, a, b) _mm512_mask_cmpeq_epi32_mask(k, a, b)
+#define I64_GT(k, a, b) _mm512_mask_cmpgt_epi64_mask(k, a, b)
+#define I64_LT(k, a, b) _mm512_mask_cmplt_epi64_mask(k, a, b)
+#define I64_EQ(k, a, b) _mm512_mask_cmpeq_epi64_mask(k, a, b)
+/* fname, lane bits, take-x compare, equality compare, KEY(v): the value lanes as compared,
+ * LOWER: the lower of the two indices (x, y in scope) */
+#define LOC_OP(fname, bits, CMP, EQ, KEY, LOWER)                                                \
+    static inline __m512i fname(__m512i x_, __m512i y_)                                         \
+    {                                                                                           \
+        __m512i x = in_register(x_), y = in_register(y_);                                       \
+        __m512i xd = dup_even##bits(KEY(x)), yd = dup_even##bits(KEY(y));                       \
+        return loc_pick##bits(x, y, CMP(ALL##bits, xd, yd), EQ(ODD##bits, xd, yd), LOWER);       \
+    }
+/* GCC otherwise folds the loads of x and y into each instruction that reads them (MOVSLDUP,
+ * the blend, the compare: five 512-bit loads a vector instead of two), and the 32-bit pair
+ * kernels ran at two thirds of the speed of the 64-bit ones. */
+static inline __m512i in_register(__m512i v)
 {
-    take_x &= 0x5555;
-    equal &= 0x5555;
-    __m512i r = _mm512_mask_blend_epi32((__mmask16)(take_x | (take_x << 1)), y, x);
-    return _mm512_mask_min_epi32(r, (__mmask16)(equal << 1), x, y);
+    __asm__("" : "+v"(v));
+    return v;
 }
-static inline __m512i maxloc_float_int(__m512i x, __m512i y)
-{
-    return loc_pick(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_GT_OQ),
-                    _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ));
-}
-static inline __m512i minloc_float_int(__m512i x, __m512i y)
-{
-    return loc_pick(x, y, _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_LT_OQ),
-                    _mm512_cmp_ps_mask(PS(x), PS(y), _CMP_EQ_OQ));
-}
-static inline __m512i maxloc_2int(__m512i x, __m512i y)
-{
-    return loc_pick(x, y, _mm512_cmpgt_epi32_mask(x, y), _mm512_cmpeq_epi32_mask(x, y));
-}
-static inline __m512i minloc_2int(__m512i x, __m512i y)
-{
-    return loc_pick(x, y, _mm512_cmplt_epi32_mask(x, y), _mm512_cmpeq_epi32_mask(x, y));
-}
+#define KEY_SAME(v) (v)
+#define ALL32 0xffff /* the lanes of a mask */
+#define ODD32 0xaaaa /* the index lanes */
+#define ALL64 0xff
+#define ODD64 0xaa
+/* {short, 2 padding bytes, int}: the value in the low half of the even 32-bit lane; shifted to
+ * the top half it compares as an int32 in the same order, without the padding. */
+#define SHORT_KEY(v) _mm512_slli_epi32(v, 16)
+/* The lower index: int32 (also the low half of a 64-bit lane; the padding dword's result is
+ * never stored): SMIN. The float and double indices of 2REAL and 2DOUBLE_PRECISION:
+ * MINPS/MINPD(x, y) = x < y ? x : y, the scalar's x.i < y.i ? x.i : y.i, NaN included. */
+#define LOWER_I32 _mm512_min_epi32(x, y)
+#define LOWER_F32 SI(_mm512_min_ps(PS(x), PS(y)))
+#define LOWER_F64 SI(_mm512_min_pd(PD(x), PD(y)))
+LOC_OP(maxloc_float_int, 32, PS_GT, PS_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(minloc_float_int, 32, PS_LT, PS_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(maxloc_2int, 32, I32_GT, I32_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(minloc_2int, 32, I32_LT, I32_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(maxloc_2float, 32, PS_GT, PS_EQ, KEY_SAME, LOWER_F32)
+LOC_OP(minloc_2float, 32, PS_LT, PS_EQ, KEY_SAME, LOWER_F32)
+LOC_OP(maxloc_short_int, 32, I32_GT, I32_EQ, SHORT_KEY, LOWER_I32)
+LOC_OP(minloc_short_int, 32, I32_LT, I32_EQ, SHORT_KEY, LOWER_I32)
+LOC_OP(maxloc_2double, 64, PD_GT, PD_EQ, KEY_SAME, LOWER_F64)
+LOC_OP(minloc_2double, 64, PD_LT, PD_EQ, KEY_SAME, LOWER_F64)
+LOC_OP(maxloc_double_int, 64, PD_GT, PD_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(minloc_double_int, 64, PD_LT, PD_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(maxloc_long_int, 64, I64_GT, I64_EQ, KEY_SAME, LOWER_I32)
+LOC_OP(minloc_long_int, 64, I64_LT, I64_EQ, KEY_SAME, LOWER_I32)
 
 /* Half precision. bf16 widens by a shift; it narrows with an integer round-to-nearest-even
  * rather than VCVTNEPS2BF16, which flushes subnormals (the scalar reference keeps them). */
@@ -326,6 +391,16 @@ static inline __m512 acc_prod(__m512 x, __m512 y) { return _mm512_mul_ps(x, y); 
     KT(bin[VRED_OP_MINLOC][VRED_FLOAT_INT], AVX512_BINARY, vred_minloc_float_int_avx512, vred_minloc_float_int_avx512_cascade, vred_minloc_float_int_avx2, vred_float_int, minloc_float_int) \
     KT(bin[VRED_OP_MAXLOC][VRED_2INT], AVX512_BINARY, vred_maxloc_2int_avx512, vred_maxloc_2int_avx512_cascade, vred_maxloc_2int_avx2, vred_2int, maxloc_2int) \
     KT(bin[VRED_OP_MINLOC][VRED_2INT], AVX512_BINARY, vred_minloc_2int_avx512, vred_minloc_2int_avx512_cascade, vred_minloc_2int_avx2, vred_2int, minloc_2int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_2FLOAT], AVX512_BINARY, vred_maxloc_2float_avx512, vred_maxloc_2float_avx512_cascade, vred_maxloc_2float_avx2, vred_2float, maxloc_2float) \
+    KT(bin[VRED_OP_MAXLOC][VRED_2DOUBLE], AVX512_BINARY, vred_maxloc_2double_avx512, vred_maxloc_2double_avx512_cascade, vred_maxloc_2double_avx2, vred_2double, maxloc_2double) \
+    KT(bin[VRED_OP_MAXLOC][VRED_DOUBLE_INT], AVX512_PAIR12, vred_maxloc_double_int_avx512, vred_maxloc_double_int_avx512_cascade, vred_maxloc_double_int_avx2, vred_double_int, maxloc_double_int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_LONG_INT], AVX512_PAIR12, vred_maxloc_long_int_avx512, vred_maxloc_long_int_avx512_cascade, vred_maxloc_long_int_avx2, vred_long_int, maxloc_long_int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_SHORT_INT], AVX512_PAIR2, vred_maxloc_short_int_avx512, vred_maxloc_short_int_avx512_cascade, vred_maxloc_short_int_avx2, vred_short_int, maxloc_short_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_2FLOAT], AVX512_BINARY, vred_minloc_2float_avx512, vred_minloc_2float_avx512_cascade, vred_minloc_2float_avx2, vred_2float, minloc_2float) \
+    KT(bin[VRED_OP_MINLOC][VRED_2DOUBLE], AVX512_BINARY, vred_minloc_2double_avx512, vred_minloc_2double_avx512_cascade, vred_minloc_2double_avx2, vred_2double, minloc_2double) \
+    KT(bin[VRED_OP_MINLOC][VRED_DOUBLE_INT], AVX512_PAIR12, vred_minloc_double_int_avx512, vred_minloc_double_int_avx512_cascade, vred_minloc_double_int_avx2, vred_double_int, minloc_double_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_LONG_INT], AVX512_PAIR12, vred_minloc_long_int_avx512, vred_minloc_long_int_avx512_cascade, vred_minloc_long_int_avx2, vred_long_int, minloc_long_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_SHORT_INT], AVX512_PAIR2, vred_minloc_short_int_avx512, vred_minloc_short_int_avx512_cascade, vred_minloc_short_int_avx2, vred_short_int, minloc_short_int) \
     KT(bin[VRED_OP_SUM][VRED_BFLOAT16], AVX512_HALF, vred_sum_bf16_avx512, vred_sum_bf16_avx512_cascade, vred_sum_bf16_avx2, sum_bf16) \
     KT(bin[VRED_OP_PROD][VRED_BFLOAT16], AVX512_HALF, vred_prod_bf16_avx512, vred_prod_bf16_avx512_cascade, vred_prod_bf16_avx2, prod_bf16) \
     KT(bin[VRED_OP_MAX][VRED_BFLOAT16], AVX512_HALF, vred_max_bf16_avx512, vred_max_bf16_avx512_cascade, vred_max_bf16_avx2, max_bf16) \

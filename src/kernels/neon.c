@@ -24,17 +24,29 @@ typedef uint8x16_t vq; /* the one vector type the loop body sees: 16 bytes of an
 #define LDQ(p) vld1q_u8((const uint8_t *)(const void *)(p))
 #define STQ(p, v) vst1q_u8((uint8_t *)(void *)(p), (v))
 
-/* Kernel over 128-bit vectors of T; the rest (< 16 bytes) goes to the scalar kernel. */
-#define NEON_BINARY(name, scalar_name, T, OP)                                                   \
+/* Kernel over 128-bit vectors of T, stored with STORE(p, v); the rest (< 16 bytes) goes to the
+ * scalar kernel. */
+#define NEON_KERNEL(name, scalar_name, T, OP, STORE)                                            \
     VRED_KERNEL_DECL(scalar_name);                                                              \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \
         T *o = o_;                                                                              \
         size_t i = 0;                                                                           \
-        VRED_SIMD_LOOP(T, vq, LDQ, STQ, OP, a, b, o, n, i);                                     \
+        VRED_SIMD_LOOP(T, vq, LDQ, STORE, OP, a, b, o, n, i);                                   \
         if (i < n) scalar_name(a + i, b + i, o + i, n - i);                                     \
     }
+#define NEON_BINARY(name, scalar_name, T, OP) NEON_KERNEL(name, scalar_name, T, OP, STQ)
+
+/* The padded pair types: the scalar kernel writes only the value and the index, so the store
+ * reads out first and puts its padding bytes back: 12..15 of {double or long, int}, 2..3 (and
+ * 10..11) of {short, int}. */
+static const uint32_t pad12_bits[4] = {0, 0, 0, ~0u};
+static const uint16_t pad2_bits[8] = {0, 0xffff, 0, 0, 0, 0xffff, 0, 0};
+#define STQ_PAD12(p, v) STQ((p), vbslq_u8(vreinterpretq_u8_u32(vld1q_u32(pad12_bits)), LDQ(p), (v)))
+#define STQ_PAD2(p, v) STQ((p), vbslq_u8(vreinterpretq_u8_u16(vld1q_u16(pad2_bits)), LDQ(p), (v)))
+#define NEON_PAIR12(name, scalar_name, T, OP) NEON_KERNEL(name, scalar_name, T, OP, STQ_PAD12)
+#define NEON_PAIR2(name, scalar_name, T, OP) NEON_KERNEL(name, scalar_name, T, OP, STQ_PAD2)
 
 /* ---- primitives: x is `in`, y is `inout` --------------------------------------------------- */
 #define U8(v) vreinterpretq_u8_##v
@@ -161,7 +173,7 @@ static inline vq prod_c64(vq x, vq y)
     return U8(f64)(vzip1q_f64(re, vextq_f64(im, im, 1)));   /* {re[0], im[1]} */
 }
 
-/* MAXLOC/MINLOC on {value, index} pairs without padding: value lanes even, index lanes odd.
+/* MAXLOC/MINLOC on {32-bit value, 32-bit index} pairs: value lanes even, index lanes odd.
  * take_x/equal compare the value lanes; TRN1 (or DUP of lane 0) copies each verdict to its index
  * lane. Equal values keep y's value and the lower index, `lower` (its odd lanes). */
 static inline vq loc_pick32(vq x, vq y, uint32x4_t take_x, uint32x4_t equal, uint32x4_t lower)
@@ -200,25 +212,63 @@ static inline vq minloc_2float(vq x, vq y)
 {
     return loc_pick32(x, y, vcltq_f32(AS(f32, x), AS(f32, y)), vceqq_f32(AS(f32, x), AS(f32, y)), lower_f32(x, y));
 }
-/* {double v, i} (MPI_2DOUBLE_PRECISION): one pair a vector, value in lane 0, index in lane 1.
- * One FCMLT serves both the value (MINLOC) and the index lane. */
-static inline vq loc_pick64(vq x, vq y, uint64x2_t take_x, uint64x2_t equal, uint64x2_t lt)
+/* One pair a vector, value in 64-bit lane 0, index in lane 1: {double v, i}
+ * (MPI_2DOUBLE_PRECISION), and {double or long, int, 4 padding bytes} (the index in lane 1's low
+ * half). The verdicts of lane 0 are copied over the vector; a tie keeps y's value and takes
+ * `lower`'s lane 1, the lower index. */
+static inline vq loc_pick64(vq x, vq y, uint64x2_t take_x, uint64x2_t equal, uint64x2_t lower)
 {
     const uint64x2_t odd = {0, ~0ull};
     uint64x2_t r = vbslq_u64(vdupq_laneq_u64(take_x, 0), AS(u64, x), AS(u64, y));
-    uint64x2_t lower = vbslq_u64(lt, AS(u64, x), AS(u64, y));
     return U8(u64)(vbslq_u64(vandq_u64(vdupq_laneq_u64(equal, 0), odd), lower, r));
 }
+/* One FCMLT serves both the value (MINLOC) and the index lane. */
 static inline vq maxloc_2double(vq x, vq y)
 {
     float64x2_t fx = AS(f64, x), fy = AS(f64, y);
-    return loc_pick64(x, y, vcgtq_f64(fx, fy), vceqq_f64(fx, fy), vcltq_f64(fx, fy));
+    return loc_pick64(x, y, vcgtq_f64(fx, fy), vceqq_f64(fx, fy), vbslq_u64(vcltq_f64(fx, fy), AS(u64, x), AS(u64, y)));
 }
 static inline vq minloc_2double(vq x, vq y)
 {
     float64x2_t fx = AS(f64, x), fy = AS(f64, y);
     uint64x2_t lt = vcltq_f64(fx, fy);
-    return loc_pick64(x, y, lt, vceqq_f64(fx, fy), lt);
+    return loc_pick64(x, y, lt, vceqq_f64(fx, fy), vbslq_u64(lt, AS(u64, x), AS(u64, y)));
+}
+/* {double, int} and {long, int}: SMIN on 32-bit lanes gives the lower index (and a minimum of
+ * padding that the store replaces with out's own). FCMGT/FCMEQ are false on NaN. */
+static inline uint64x2_t lower_i32_64(vq x, vq y) { return vreinterpretq_u64_u32(lower_i32(x, y)); }
+static inline vq maxloc_double_int(vq x, vq y)
+{
+    float64x2_t fx = AS(f64, x), fy = AS(f64, y);
+    return loc_pick64(x, y, vcgtq_f64(fx, fy), vceqq_f64(fx, fy), lower_i32_64(x, y));
+}
+static inline vq minloc_double_int(vq x, vq y)
+{
+    float64x2_t fx = AS(f64, x), fy = AS(f64, y);
+    return loc_pick64(x, y, vcltq_f64(fx, fy), vceqq_f64(fx, fy), lower_i32_64(x, y));
+}
+static inline vq maxloc_long_int(vq x, vq y)
+{
+    int64x2_t ix = AS(s64, x), iy = AS(s64, y);
+    return loc_pick64(x, y, vcgtq_s64(ix, iy), vceqq_s64(ix, iy), lower_i32_64(x, y));
+}
+static inline vq minloc_long_int(vq x, vq y)
+{
+    int64x2_t ix = AS(s64, x), iy = AS(s64, y);
+    return loc_pick64(x, y, vcltq_s64(ix, iy), vceqq_s64(ix, iy), lower_i32_64(x, y));
+}
+/* {short, 2 padding bytes, int}: the value in the low half of the even 32-bit lane; shifted to
+ * the top half it compares as an int32 in the same order, without the padding. */
+static inline int32x4_t short_key(vq v) { return vshlq_n_s32(AS(s32, v), 16); }
+static inline vq maxloc_short_int(vq x, vq y)
+{
+    int32x4_t kx = short_key(x), ky = short_key(y);
+    return loc_pick32(x, y, vcgtq_s32(kx, ky), vceqq_s32(kx, ky), lower_i32(x, y));
+}
+static inline vq minloc_short_int(vq x, vq y)
+{
+    int32x4_t kx = short_key(x), ky = short_key(y);
+    return loc_pick32(x, y, vcltq_s32(kx, ky), vceqq_s32(kx, ky), lower_i32(x, y));
 }
 
 /* ---- half precision ------------------------------------------------------------------------ */
@@ -394,6 +444,12 @@ static inline float32x4_t acc_prod(float32x4_t x, float32x4_t y) { return vmulq_
     K(bin[VRED_OP_MINLOC][VRED_2FLOAT], NEON_BINARY, vred_minloc_2float_neon, vred_minloc_2float_scalar, vred_2float, minloc_2float) \
     K(bin[VRED_OP_MAXLOC][VRED_2DOUBLE], NEON_BINARY, vred_maxloc_2double_neon, vred_maxloc_2double_scalar, vred_2double, maxloc_2double) \
     K(bin[VRED_OP_MINLOC][VRED_2DOUBLE], NEON_BINARY, vred_minloc_2double_neon, vred_minloc_2double_scalar, vred_2double, minloc_2double) \
+    K(bin[VRED_OP_MAXLOC][VRED_DOUBLE_INT], NEON_PAIR12, vred_maxloc_double_int_neon, vred_maxloc_double_int_scalar, vred_double_int, maxloc_double_int) \
+    K(bin[VRED_OP_MAXLOC][VRED_LONG_INT], NEON_PAIR12, vred_maxloc_long_int_neon, vred_maxloc_long_int_scalar, vred_long_int, maxloc_long_int) \
+    K(bin[VRED_OP_MAXLOC][VRED_SHORT_INT], NEON_PAIR2, vred_maxloc_short_int_neon, vred_maxloc_short_int_scalar, vred_short_int, maxloc_short_int) \
+    K(bin[VRED_OP_MINLOC][VRED_DOUBLE_INT], NEON_PAIR12, vred_minloc_double_int_neon, vred_minloc_double_int_scalar, vred_double_int, minloc_double_int) \
+    K(bin[VRED_OP_MINLOC][VRED_LONG_INT], NEON_PAIR12, vred_minloc_long_int_neon, vred_minloc_long_int_scalar, vred_long_int, minloc_long_int) \
+    K(bin[VRED_OP_MINLOC][VRED_SHORT_INT], NEON_PAIR2, vred_minloc_short_int_neon, vred_minloc_short_int_scalar, vred_short_int, minloc_short_int) \
     K(bin[VRED_OP_SUM][VRED_BFLOAT16], NEON_BINARY, vred_sum_bf16_neon, vred_sum_bf16_scalar, uint16_t, sum_bf16) \
     K(bin[VRED_OP_PROD][VRED_BFLOAT16], NEON_BINARY, vred_prod_bf16_neon, vred_prod_bf16_scalar, uint16_t, prod_bf16) \
     K(bin[VRED_OP_MAX][VRED_BFLOAT16], NEON_BINARY, vred_max_bf16_neon, vred_max_bf16_scalar, uint16_t, max_bf16) \

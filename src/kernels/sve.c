@@ -58,26 +58,38 @@ typedef svuint8_t vs; /* the vector type of the byte-addressed kernels: VL bytes
     for (svbool_t pt_ = svptrue_b8(); (i) + (vl_) <= (n); (i) += (vl_))                         \
         ST(pt_, (o) + (i), 0, OP(LD(pt_, (a) + (i), 0), LD(pt_, (b) + (i), 0)));
 
-/* Kernel over SVE vectors of T (addressed as bytes), in both tail forms. */
-#define SVE_BINARY(name, cascade_name, lower, T, OP)                                            \
+/* Kernel over SVE vectors of T (addressed as bytes), in both tail forms, stored with ST. */
+#define SVE_KERNEL(name, cascade_name, lower, T, OP, ST)                                        \
     VRED_KERNEL_DECL(lower);                                                                    \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
         const uint8_t *a = a_, *b = b_;                                                         \
         uint8_t *o = o_;                                                                        \
         size_t i = 0, nb = n * sizeof(T), vl = svcntb();                                        \
-        SVE_MAIN(vs, vl, LDB, STB, OP, a, b, o, nb, i);                                         \
-        SVE_MASKED_TAIL(vs, vl, LDB, STB, WHILEB, OP, a, b, o, nb, i)                           \
+        SVE_MAIN(vs, vl, LDB, ST, OP, a, b, o, nb, i);                                          \
+        SVE_MASKED_TAIL(vs, vl, LDB, ST, WHILEB, OP, a, b, o, nb, i)                            \
     }                                                                                           \
     void cascade_name(const void *a_, const void *b_, void *o_, size_t n)                       \
     {                                                                                           \
         const uint8_t *a = a_, *b = b_;                                                         \
         uint8_t *o = o_;                                                                        \
         size_t i = 0, nb = n * sizeof(T), vl = svcntb();                                        \
-        SVE_MAIN(vs, vl, LDB, STB, OP, a, b, o, nb, i);                                         \
-        SVE_FULL_TAIL(vs, vl, LDB, STB, OP, a, b, o, nb, i)                                     \
+        SVE_MAIN(vs, vl, LDB, ST, OP, a, b, o, nb, i);                                          \
+        SVE_FULL_TAIL(vs, vl, LDB, ST, OP, a, b, o, nb, i)                                      \
         if (i < nb) lower(a + i, b + i, o + i, (nb - i) / sizeof(T));                           \
     }
+#define SVE_BINARY(name, cascade_name, lower, T, OP) SVE_KERNEL(name, cascade_name, lower, T, OP, STB)
+
+/* The padded pair types: the scalar kernel writes only the value and the index, so every store
+ * is predicated on their bytes and out's padding is never written: 0..11 of each 16 for {double
+ * or long, int}, 0..1 and 4..7 of each 8 for {short, int}. (A vector is a whole number of
+ * 16-byte quadwords at every length, so the pattern repeats in step with the elements.) */
+#define FIELDS_PAD12 svdupq_n_b8(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0)
+#define FIELDS_PAD2 svdupq_n_b8(1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1)
+#define STB_PAD12(pg, p, k, v) STB(svand_b_z((pg), (pg), FIELDS_PAD12), p, k, v)
+#define STB_PAD2(pg, p, k, v) STB(svand_b_z((pg), (pg), FIELDS_PAD2), p, k, v)
+#define SVE_PAIR12(name, cascade_name, lower, T, OP) SVE_KERNEL(name, cascade_name, lower, T, OP, STB_PAD12)
+#define SVE_PAIR2(name, cascade_name, lower, T, OP) SVE_KERNEL(name, cascade_name, lower, T, OP, STB_PAD2)
 
 /* Half-precision kernels: VL/32 halves a vector, each widened in its own 32-bit lane. */
 #define SVE_HALF(name, cascade_name, lower, OP)                                                 \
@@ -200,7 +212,7 @@ static inline vs prod_c64(vs x, vs y)
     return B(svsel_f64(even, svsub_f64_x(PT, t1, t2), svadd_f64_x(PT, t2, t1)));
 }
 
-/* MAXLOC/MINLOC on {value, index} pairs without padding: value lanes even, index lanes odd.
+/* MAXLOC/MINLOC on {value, index} pairs: value lanes even, index lanes odd.
  * TRN1 of predicates copies each value lane's verdict to its pair (TRN1 with an all-false
  * predicate moves it to the index lane only). Equal values keep y's value and the lower index,
  * `lower` (its odd lanes). */
@@ -221,13 +233,21 @@ static inline svuint32_t lower_i32(vs x, vs y) { return svreinterpret_u32(svmin_
     }
 LOWER_F(32)
 LOWER_F(64)
-/* fname, value compare (CMP for take_x), value type, index lane width, lower-index function */
-#define LOC_OP(fname, CMP, vt, bits, LOWER)                                                     \
+/* {double, int} and {long, int}: the int32 index is the low half of the odd 64-bit lane, so SMIN
+ * on 32-bit lanes gives the lower index (the padding lane's result is never stored). */
+static inline svuint64_t lower_i32_64(vs x, vs y) { return svreinterpret_u64(lower_i32(x, y)); }
+/* fname, value compare (CMP for take_x), value type, index lane width, lower-index function,
+ * KEY(vt, v): the value lanes as compared */
+#define LOC_OP_KEY(fname, CMP, vt, bits, LOWER, KEY)                                            \
     static inline vs fname(vs x, vs y)                                                          \
     {                                                                                           \
-        return loc_pick##bits(x, y, CMP##_##vt(PT, AS(vt, x), AS(vt, y)),                       \
-                              svcmpeq_##vt(PT, AS(vt, x), AS(vt, y)), LOWER(x, y));             \
+        return loc_pick##bits(x, y, CMP##_##vt(PT, KEY(vt, x), KEY(vt, y)),                     \
+                              svcmpeq_##vt(PT, KEY(vt, x), KEY(vt, y)), LOWER(x, y));           \
     }
+#define LOC_OP(fname, CMP, vt, bits, LOWER) LOC_OP_KEY(fname, CMP, vt, bits, LOWER, AS)
+/* {short, 2 padding bytes, int}: the value in the low half of the even 32-bit lane; shifted to
+ * the top half it compares as an int32 in the same order, without the padding. */
+#define SHORT_KEY(vt, v) svlsl_n_s32_x(PT, AS(vt, v), 16)
 LOC_OP(maxloc_float_int, svcmpgt, f32, 32, lower_i32)
 LOC_OP(minloc_float_int, svcmplt, f32, 32, lower_i32)
 LOC_OP(maxloc_2int, svcmpgt, s32, 32, lower_i32)
@@ -236,6 +256,12 @@ LOC_OP(maxloc_2float, svcmpgt, f32, 32, lower_f32)
 LOC_OP(minloc_2float, svcmplt, f32, 32, lower_f32)
 LOC_OP(maxloc_2double, svcmpgt, f64, 64, lower_f64)
 LOC_OP(minloc_2double, svcmplt, f64, 64, lower_f64)
+LOC_OP(maxloc_double_int, svcmpgt, f64, 64, lower_i32_64)
+LOC_OP(minloc_double_int, svcmplt, f64, 64, lower_i32_64)
+LOC_OP(maxloc_long_int, svcmpgt, s64, 64, lower_i32_64)
+LOC_OP(minloc_long_int, svcmplt, s64, 64, lower_i32_64)
+LOC_OP_KEY(maxloc_short_int, svcmpgt, s32, 32, lower_i32, SHORT_KEY)
+LOC_OP_KEY(minloc_short_int, svcmplt, s32, 32, lower_i32, SHORT_KEY)
 
 /* ---- half precision: one half in the low 16 bits of each 32-bit lane ----------------------- */
 /* bf16 widens by a shift; it narrows with the scalar's integer round-to-nearest-even (a NaN keeps
@@ -374,6 +400,12 @@ static inline svfloat32_t acc_prod(svbool_t pg, svfloat32_t x, svfloat32_t y) { 
     KT(bin[VRED_OP_MINLOC][VRED_2FLOAT], SVE_BINARY, vred_minloc_2float_sve, vred_minloc_2float_sve_cascade, vred_minloc_2float_neon, vred_2float, minloc_2float) \
     KT(bin[VRED_OP_MAXLOC][VRED_2DOUBLE], SVE_BINARY, vred_maxloc_2double_sve, vred_maxloc_2double_sve_cascade, vred_maxloc_2double_neon, vred_2double, maxloc_2double) \
     KT(bin[VRED_OP_MINLOC][VRED_2DOUBLE], SVE_BINARY, vred_minloc_2double_sve, vred_minloc_2double_sve_cascade, vred_minloc_2double_neon, vred_2double, minloc_2double) \
+    KT(bin[VRED_OP_MAXLOC][VRED_DOUBLE_INT], SVE_PAIR12, vred_maxloc_double_int_sve, vred_maxloc_double_int_sve_cascade, vred_maxloc_double_int_neon, vred_double_int, maxloc_double_int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_LONG_INT], SVE_PAIR12, vred_maxloc_long_int_sve, vred_maxloc_long_int_sve_cascade, vred_maxloc_long_int_neon, vred_long_int, maxloc_long_int) \
+    KT(bin[VRED_OP_MAXLOC][VRED_SHORT_INT], SVE_PAIR2, vred_maxloc_short_int_sve, vred_maxloc_short_int_sve_cascade, vred_maxloc_short_int_neon, vred_short_int, maxloc_short_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_DOUBLE_INT], SVE_PAIR12, vred_minloc_double_int_sve, vred_minloc_double_int_sve_cascade, vred_minloc_double_int_neon, vred_double_int, minloc_double_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_LONG_INT], SVE_PAIR12, vred_minloc_long_int_sve, vred_minloc_long_int_sve_cascade, vred_minloc_long_int_neon, vred_long_int, minloc_long_int) \
+    KT(bin[VRED_OP_MINLOC][VRED_SHORT_INT], SVE_PAIR2, vred_minloc_short_int_sve, vred_minloc_short_int_sve_cascade, vred_minloc_short_int_neon, vred_short_int, minloc_short_int) \
     KT(bin[VRED_OP_SUM][VRED_BFLOAT16], SVE_HALF, vred_sum_bf16_sve, vred_sum_bf16_sve_cascade, vred_sum_bf16_neon, sum_bf16) \
     KT(bin[VRED_OP_PROD][VRED_BFLOAT16], SVE_HALF, vred_prod_bf16_sve, vred_prod_bf16_sve_cascade, vred_prod_bf16_neon, prod_bf16) \
     KT(bin[VRED_OP_MAX][VRED_BFLOAT16], SVE_HALF, vred_max_bf16_sve, vred_max_bf16_sve_cascade, vred_max_bf16_neon, max_bf16) \

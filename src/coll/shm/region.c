@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "coll/shm/region.h"
+#include "coll/shm/sync.h"
 #include "next/next.h"
 
 enum { NAME_MAX_LEN = 64, PAGE = 4096 };
@@ -156,6 +157,7 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t bank_bytes, size_t slice_max, co
     for (int i = 0; i < size; i++)
         if (i != rank && kill(__atomic_load_n(&s->ctl[i].pid, __ATOMIC_RELAXED), 0) != 0)
             s->check_peers = 0;
+    s->yield = vred_shm_oversubscribed(node, size);
     return s;
 }
 

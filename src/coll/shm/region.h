@@ -42,6 +42,8 @@ typedef struct {
     int rank, size;      /* in the node */
     int check_peers;     /* the peers' pids are visible here (same PID namespace): a waiter can
                             tell a dead peer from a slow one */
+    int yield;           /* the node's ranks outnumber the CPUs they may run on: a waiter gives
+                            its core away (sync.c, vred_shm_oversubscribed) */
     int cma;             /* cross-memory attach to every peer works, agreed by all ranks of the
                             communicator at creation (cma.h); 0 after a read failed mid-call */
     uint64_t cma_probe;  /* private: the token peers read here when probing (cma.c) */

@@ -1,12 +1,15 @@
 /* Waiting on peers' control lines (see sync.h). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <mpi.h>
 #include "coll/shm/sync.h"
+#include "next/next.h"
 
 static inline void cpu_relax(void)
 {
@@ -17,9 +20,12 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Spin this many polls before yielding: long enough to catch a peer that is a few microseconds
- * behind on its own core, short enough not to starve a peer that shares ours. */
-enum { SPIN = 4000, PROGRESS_EVERY = 64 };
+/* Oversubscribed (s->yield), spin this many polls before yielding: long enough to catch a peer
+ * that is a few microseconds behind on its own core, short enough not to starve a peer that
+ * shares ours. Then every poll yields, and every PROGRESS_YIELD-th drives the MPI (below); a
+ * waiter that only spins (a pause is some tens of ns) does so every PROGRESS_SPIN-th poll, a few
+ * tens of microseconds apart either way. */
+enum { SPIN = 4000, PROGRESS_YIELD = 64, PROGRESS_SPIN = 1024 };
 /* How often a waiter that yields asks whether its peer still lives. By the clock, not by polls:
  * on a busy machine one sched_yield can give the core away for a whole time slice (ms), and a
  * count of 16,384 polls then took minutes, so a job with a dead rank looked hung. */
@@ -76,14 +82,16 @@ static void wait_counter(const vred_shm *s, int peer, const uint64_t *counter, u
 {
     if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) return;
     double next_check = 0;
+    unsigned long every = s->yield ? PROGRESS_YIELD : PROGRESS_SPIN;
     for (unsigned long polls = 1;; polls++) {
         if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) return;
         if (polls < SPIN) {
             cpu_relax();
             continue;
         }
-        sched_yield();
-        if (polls % PROGRESS_EVERY) continue;
+        if (s->yield) sched_yield();
+        else cpu_relax();
+        if (polls % every) continue;
         progress(s);
         if (!s->check_peers) continue;
         double t = now();
@@ -93,6 +101,28 @@ static void wait_counter(const vred_shm *s, int peer, const uint64_t *counter, u
             next_check = t + CHECK_S;
         }
     }
+}
+
+int vred_shm_oversubscribed(MPI_Comm node, int size)
+{
+    /* The masks' union, not this rank's mask: ranks bound one per core have one CPU each and
+     * are not oversubscribed; unbound ranks share them all. A mask that cannot be read (more
+     * CPUs than cpu_set_t holds) counts as every CPU online. */
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long c = 0; c < n && c < CPU_SETSIZE; c++) CPU_SET((int)c, &mine);
+    }
+    enum { WORDS = sizeof(cpu_set_t) / sizeof(unsigned long) };
+    unsigned long all[WORDS];
+    memcpy(all, &mine, sizeof all);
+    if (vred_next()->Allreduce(MPI_IN_PLACE, all, WORDS, MPI_UNSIGNED_LONG, MPI_BOR, node) !=
+        MPI_SUCCESS)
+        return 1; /* unknown: yielding is the safe side (never a peer starved of its core) */
+    cpu_set_t u;
+    memcpy(&u, all, sizeof u);
+    return size > CPU_COUNT(&u);
 }
 
 void vred_shm_wait(const vred_shm *s, int peer, uint64_t value)

@@ -10,9 +10,12 @@
  *    a rank waits until every peer is done with the round two before. Banks alternate, so a
  *    fast rank runs a round ahead without a barrier.
  *
- * Waiting spins (with pause) briefly, then yields the core: with more ranks than cores the
- * peer cannot run while we spin. A peer that has died (kill(pid, 0) fails) ends the job with a
- * message instead of a hang.
+ * Waiting spins (with pause). With more ranks than CPUs on the node (s->yield) a waiter yields
+ * its core after a short spin, since the peer it waits for may need that very core. Otherwise it
+ * never yields, as the MPIs' own busy-polling does not: a yield hands the core to whatever
+ * other process is runnable (a daemon, a niced job) for the rest of a scheduler tick, and every
+ * rank then waits milliseconds for a step of microseconds. A peer that has died (kill(pid, 0)
+ * fails) ends the job with a message instead of a hang.
  */
 #ifndef VRED_SHM_SYNC_H
 #define VRED_SHM_SYNC_H
@@ -25,6 +28,10 @@ static inline void vred_shm_post(vred_shm *s)
     s->seq++;
     __atomic_store_n(&s->ctl[s->rank].seq, s->seq, __ATOMIC_RELEASE);
 }
+
+/* 1 if the node's ranks outnumber the CPUs in the union of their affinity masks (more ranks
+ * than cores: oversubscribed), else 0. Collective over node (one allreduce of the masks). */
+int vred_shm_oversubscribed(MPI_Comm node, int size);
 
 /* Wait until `peer` has published its step number `value` (absolute). */
 void vred_shm_wait(const vred_shm *s, int peer, uint64_t value);
