@@ -82,7 +82,8 @@ def heading(rows, local=False, cpu=True, short=False):
 # own choice, as is "vred" in the MPI_Reduce_local plots; "mpi" is the MPI library's.
 COLORS = {"mpi": "black", "auto": "#d62728", "vred": "#d62728", "memcpy": "#7f7f7f",
           "binomial": "#1f77b4", "redscat": "#ff7f0e", "ring": "#2ca02c", "recdbl": "#8c564b",
-          "ma": "#9467bd", "dpml": "#e377c2", "pipe": "#17becf", "masked tail": "#1f77b4",
+          "ma": "#9467bd", "dpml": "#e377c2", "pipe": "#17becf", "cma": "#9edae5",
+          "masked tail": "#1f77b4",
           "cascade": "#ff7f0e", "bits": "#1f77b4", "idx": "#2ca02c"}
 _SPARE = ["#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d",
           "#31a354", "#756bb1", "#636363", "#9c9ede", "#cedb9c", "#e7ba52", "#ad494a", "#de9ed6"]

@@ -16,7 +16,7 @@
 #   default     4K .. 64M in powers of 4, --budget 0.5
 #   --coll      default allreduce,reduce,reduce_scatter_block,bcast,allgather
 #   --algs      default: every algorithm each collective has (auto, binomial, redscat, ring, recdbl,
-#               and inside a node ma, dpml, pipe); openmpi-tcp leaves the shared-memory ones out
+#               and inside a node ma, dpml, pipe, cma); openmpi-tcp leaves the shared-memory ones out
 #               (VRED_NODE_SIZE=1: every rank its own node, nothing for them to serve)
 #   --nt LIST   each vred algorithm under each copy mode (off,on,auto): columns ALG/MODE
 # Mode (vred-bench coll's; every table header, CSV row and plot title says which):
@@ -92,7 +92,7 @@ run() { # NAME LAUNCHER... (the vred-bench path ends it)
   local a=$algs c=$colls
   [ -z "$a" ] && [ "$quick" = 1 ] && a=auto
   if [ -z "$a" ]; then # every rank its own node over TCP: no shared-memory algorithm to measure
-    if [ "$name" = openmpi-tcp ]; then a=auto,binomial,redscat,ring,recdbl; else a=auto,binomial,redscat,ring,recdbl,ma,dpml,pipe; fi
+    if [ "$name" = openmpi-tcp ]; then a=auto,binomial,redscat,ring,recdbl; else a=auto,binomial,redscat,ring,recdbl,ma,dpml,pipe,cma; fi
   fi
   # Over TCP (every rank its own node) vred's bcast/allgather are the MPI's: nothing to compare.
   if [ "$name" = openmpi-tcp ] && [ "$c" = "$default_colls" ]; then c=allreduce,reduce,reduce_scatter_block; fi

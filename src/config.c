@@ -80,6 +80,7 @@ static const char *accepted(const knob *kb)
 }
 static void apply_nt(vred_config *c, long i, const char *t) { (void)t; c->nt = (vred_nt_mode)i; }
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
+static void apply_cma(vred_config *c, long i, const char *t) { (void)t; c->cma = i == 0; }
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
 static void apply_slice(vred_config *c, long v, const char *t) { (void)t; c->shm_slice = v; }
 static void apply_shm_limit(vred_config *c, long v, const char *t) { (void)t; c->shm_limit = v; }
@@ -167,6 +168,9 @@ static const knob knobs[] = {
 #undef VRED_COLL
     {"VRED_SHM", KNOB_ENUM, "auto|off", "auto", apply_shm,
      "shared-memory algorithms inside a node; off = point-to-point only", 0, 0},
+    {"VRED_CMA", KNOB_ENUM, "auto|off", "auto", apply_cma,
+     "single-copy bcast/allgather inside a node by cross-memory attach (process_vm_readv) where "
+     "the kernel permits it; off = through the shared segment only", 0, 0},
     {"VRED_NT", KNOB_ENUM, "auto|on|off", "auto", apply_nt,
      "streaming stores for copies out of shared memory: when the working set exceeds the "
      "cache (auto), always, never", 0, 0},

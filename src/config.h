@@ -48,6 +48,7 @@ typedef struct {
     vred_alg alg[VRED_COLL_COUNT]; /* VRED_<COLLECTIVE>_ALG */
     vred_nt_mode nt;         /* VRED_NT */
     int shm;                 /* VRED_SHM: 0 = never use a shared region (point-to-point only) */
+    int cma;                 /* VRED_CMA: 0 = never read a peer's memory (cross-memory attach) */
     int sockets;             /* VRED_SOCKETS: split each node's ranks into k groups; 0 = hwloc */
     long shm_slice;          /* VRED_SHM_SLICE: largest slice I_max in bytes; 0 = built in */
     long shm_limit;          /* VRED_SHM_LIMIT: this process's share of regions; 0 = automatic */

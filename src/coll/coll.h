@@ -58,6 +58,9 @@ typedef struct vred_comm {
      * algorithm. shm_state: 0 not tried yet, 1 ready (node != NULL), -1 unavailable. */
     vred_node *node;
     int shm_state;
+    /* Cross-memory attach between the ranks of every node (shm/cma.h), probed with the node
+     * view and agreed by every rank: 0 not known yet, 1 works, -1 not (or no region). */
+    int cma_state;
     int p2p_only;       /* a view made for the point-to-point part of a hierarchical algorithm */
 } vred_comm;
 
@@ -84,7 +87,13 @@ typedef struct {
 typedef int (*vred_coll_fn)(const vred_coll_args *a);
 
 /* The families of the registry's rows (coll/algs.def). */
-typedef enum { VRED_FAMILY_P2P, VRED_FAMILY_HIER, VRED_FAMILY_SHM } vred_family;
+typedef enum {
+    VRED_FAMILY_P2P,
+    VRED_FAMILY_HIER,
+    VRED_FAMILY_SHM,
+    VRED_FAMILY_HIER_CMA,
+    VRED_FAMILY_SHM_CMA
+} vred_family;
 /* Where the automatic choice prefers a shared-memory row (coll/algs.def). */
 typedef enum { VRED_BAND_ANY, VRED_BAND_SMALL, VRED_BAND_LARGE } vred_band;
 

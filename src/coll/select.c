@@ -46,12 +46,15 @@ int vred_select_force(vred_coll coll, vred_alg alg)
 }
 
 /* Can this rule serve on vc? Shared memory: a region is, or may yet be, available (the front
- * makes it, and selects again if it cannot), and some node has more than one rank. */
+ * makes it, and selects again after the first time), and some node has more than one rank;
+ * cross-memory attach: likewise known to work, or not known yet. */
 static int usable(const rule *r, const vred_comm *vc)
 {
     if (r->fam == VRED_FAMILY_P2P) return 1;
     if (vc->p2p_only || vc->shm_state < 0 || !vred_config_get()->shm || vc->ppn < 2) return 0;
-    return r->fam == VRED_FAMILY_HIER || vc->nodes == 1;
+    int cma = r->fam == VRED_FAMILY_HIER_CMA || r->fam == VRED_FAMILY_SHM_CMA;
+    if (cma && (vc->cma_state < 0 || !vred_config_get()->cma)) return 0;
+    return r->fam == VRED_FAMILY_HIER || r->fam == VRED_FAMILY_HIER_CMA || vc->nodes == 1;
 }
 
 vred_coll_fn vred_select_fn(vred_coll coll, vred_alg alg)
@@ -190,9 +193,14 @@ vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred
 {
     vred_alg want = env_choice(coll);
     const rule *best = want == VRED_ALG_AUTO || want == VRED_ALG_MPI ? NULL : find(coll, want);
-    /* A forced algorithm that cannot run here (no region, no node with two ranks): vred's best
-     * other one, still vred's (the user asked for vred, not for the MPI). */
-    if (best && !usable(best, vc)) best = p2p_choice(coll, vc, bytes);
+    /* A forced algorithm that cannot run here (no region, no node with two ranks, no
+     * cross-memory attach): vred's best other one, still vred's (the user asked for vred, not
+     * for the MPI): another shared-memory one if any can run (cma -> pipe), else point to
+     * point. */
+    if (best && !usable(best, vc)) {
+        best = shm_choice(coll, vc, bytes);
+        if (!best) best = p2p_choice(coll, vc, bytes);
+    }
     /* Automatic: what this machine measured, where it measured something; else the model. */
     if (want == VRED_ALG_AUTO && !vc->p2p_only) {
         want = learned(coll, vc, bytes);

@@ -174,9 +174,12 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
     size_t bytes = a->count * a->esize;
     vred_coll_fn fn = select_learned(coll, a->vc, bytes, &alg);
     /* A shared-memory algorithm needs the node's region, made here the first time (collective:
-     * every rank selected alike). Without one, select again: point-to-point or the MPI. */
+     * every rank selected alike). Select again the first time (the region and cross-memory
+     * attach are known now: cma may have to give way to the pipeline), or without a region
+     * (point-to-point or the MPI). */
+    int fresh = a->vc->shm_state == 0;
     if (fn && a->count && a->size > 1 && vred_alg_is_shm(coll, alg) &&
-        !vred_node_get((vred_comm *)a->vc)) /* the front owns the state */
+        (!vred_node_get((vred_comm *)a->vc) || fresh)) /* the front owns the state */
         fn = vred_select(coll, a->vc, bytes, &alg);
     last_alg = alg;
     if (!fn) return pass_select(coll, a->vc, bytes);

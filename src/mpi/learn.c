@@ -200,6 +200,9 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         for (int i = 0; i < nc; i++)
             if (!vred_alg_is_shm(coll, cand[i])) cand[m++] = cand[i];
         nc = m;
+    } else if (shm) {
+        /* The region is there, and cross-memory attach known: cma stays only if it works. */
+        nc = vred_select_candidates(coll, vc, bytes, cand);
     }
     if (measure(&p, cand, nc, med) == 0) {
         int best = 0;

@@ -9,9 +9,10 @@
  * MPI_BYTE, MPI_INT, MPI_DOUBLE; about 0, 1, 7, 4095, 65537 and 1M+3 bytes per rank (elements:
  * the bytes divided by the type size, rounded up; 1M+3 for one type per communicator and
  * collective, rotating); buffers at aligned and odd byte offsets (rotating); on MPI_COMM_WORLD,
- * an odd/even split, a dup and a reversed split (key = -rank); algorithms "auto", "mpi", "pipe"
- * forced in turn with vred_mpi_force(); with MPI-4, alternate cases through the _c entry
- * points. Everywhere: nothing is written before or after the receive buffer, the send buffer
+ * an odd/even split, a dup and a reversed split (key = -rank); algorithms "auto", "mpi", "pipe",
+ * "cma" forced in turn with vred_mpi_force(); with MPI-4, alternate cases through the _c entry
+ * points. Large cases (bcast of 16 MiB + 5 bytes from the last rank, in the automatic choice's
+ * single-copy range; allgather of 3 MiB + 1 per rank in place and not) under "auto" and "cma". Everywhere: nothing is written before or after the receive buffer, the send buffer
  * (allgather) and the root's buffer (bcast) are not modified.
  * A contiguous derived type of ints is vred's, like the predefined types. Derived types other
  * than contiguous ones (MPI_Type_vector of ints, strided and not) and a
@@ -19,18 +20,26 @@
  * under every forced algorithm.
  *
  * Options (identical on every rank):
- *   --expect-vred         forced "pipe" must be served by "pipe", "mpi" by the MPI, "auto" by a
- *                         known name (count > 0, communicator of 2+ ranks)
+ *   --expect-vred         forced "pipe" must be served by "pipe", "mpi" by the MPI, "cma" by
+ *                         "cma" where cross-memory attach works (else "pipe"), "auto" by a
+ *                         known name (count > 0, communicator of 2+ ranks), and by "cma" for
+ *                         the 16 MiB bcast where it works
+ *   --cma=yes|no          cross-memory attach must work (or must be denied, e.g. under
+ *                         tests/mpi/deny_cma); without it, whether it works is found out here,
+ *                         with process_vm_readv between the ranks of each node, as vred does
  *   --expect-passthrough  (VRED_DISABLE=1) every call must be the MPI's
  *   --sample=K[:P]        run only every K-th case, starting at P (slow oversubscribed MPIs)
  *   VRED_TEST_TRACE=1     print each case before it runs
  * Prints one summary line; exits 1 (after MPI_Finalize) if any check failed on any rank.
  */
+#define _GNU_SOURCE
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 /* libvred-mpi.so's extension API, weak: null when the MPI runs alone. */
 #define VRED_MPI_WEAK
@@ -39,6 +48,7 @@
 
 enum { MODE_COMPARE, MODE_VRED, MODE_PASS };
 static int mode = MODE_COMPARE, trace, wrank;
+static int cma_works; /* cross-memory attach between the ranks of every node (cma_probe) */
 static long checks, failures, printed, served, calls;
 static long enumno, caseno, sample_k = 1, sample_phase;
 
@@ -194,10 +204,16 @@ static void check_alg(const tcase *c, const char *desc)
      * MPI's collective does. VRED_NODE_SIZE=2 on 4 ranks: world and dup have two per node. */
     int usable = c->cm->shm && (c->cm->one_node || c->kind == K_BCAST);
     if (!usable && !strcmp(la, "mpi")) return;
-    if (strcmp(c->alg, "auto") ? strcmp(la, c->alg) != 0
-                               : strcmp(la, "mpi") && strcmp(la, "pipe")) {
-        fail(desc, what);
-    }
+    /* Forced "cma" without cross-memory attach: the pipeline. */
+    const char *want = !strcmp(c->alg, "cma") && !cma_works ? "pipe" : c->alg;
+    int bad = strcmp(want, "auto") ? strcmp(la, want) != 0
+                                   : strcmp(la, "mpi") && strcmp(la, "pipe") &&
+                                         (strcmp(la, "cma") || !cma_works);
+    /* The automatic choice takes single copy for a large bcast wherever it works. */
+    if (!strcmp(want, "auto") && c->kind == K_BCAST && c->span >= (16u << 20) && cma_works &&
+        strcmp(la, "cma"))
+        bad = 1;
+    if (bad) fail(desc, what);
 }
 
 /* What this rank must hold after the call (NULL: derived type; only vred vs the MPI). */
@@ -269,8 +285,8 @@ static void run_case(tcase *c)
 }
 
 /* ---- enumeration -------------------------------------------------------------------------- */
-static const char *algs[] = {"auto", "mpi", "pipe"};
-enum { NALG = 3, NBYTES = 6 };
+static const char *algs[] = {"auto", "mpi", "pipe", "cma"};
+enum { NALG = 4, NBYTES = 6 };
 static const long byte_counts[NBYTES] = {0, 1, 7, 4095, 65537, (1L << 20) + 3};
 
 static void predefined_cases(const commi *cm, int ci, const typei *types, int ntypes)
@@ -293,6 +309,22 @@ static void predefined_cases(const commi *cm, int ci, const typei *types, int nt
                 }
             }
     }
+}
+
+/* Past the automatic choice's single-copy threshold (bcast, 16 MiB, docs/shm.md) and many
+ * slices of the pipeline: odd sizes at odd offsets, under "auto" and "cma". */
+static void large_cases(const commi *cm, const typei *byte)
+{
+    static const char *large_algs[2] = {"auto", "cma"};
+    for (int v = 0; v < 3; v++)
+        for (int ai = 0; ai < 2; ai++) {
+            if (!take()) continue;
+            int kind = v == 0 ? K_BCAST : K_ALLGATHER;
+            long count = kind == K_BCAST ? (16L << 20) + 5 : (3L << 20) + 1;
+            tcase c = {kind, kind == K_BCAST ? cm->size - 1 : 0, v == 2, 0, 1 + 12 * ai, cm, byte,
+                       count, large_algs[ai], 0, MPI_BYTE, (size_t)count};
+            run_case(&c);
+        }
 }
 
 /* Derived and padded types: the MPI's, whatever is forced. */
@@ -333,9 +365,9 @@ static void passthrough_cases(const commi *cm)
 static void mixed_type_cases(void)
 {
     static const int sizes[2] = {1000, 5 << 20}; /* ints */
-    static const char *algs[2] = {"auto", "pipe"};
+    static const char *algs[3] = {"auto", "pipe", "cma"};
     for (int si = 0; si < 2; si++)
-        for (int ai = 0; ai < 2; ai++) {
+        for (int ai = 0; ai < 3; ai++) {
             int n = sizes[si], p, r;
             MPI_Comm c;
             MPI_Comm_dup(MPI_COMM_WORLD, &c);
@@ -380,14 +412,47 @@ static void mixed_type_cases(void)
         }
 }
 
+/* Whether cross-memory attach works between the ranks of every node (collective over the
+ * world): each rank publishes its pid and a token's address to its node, reads every peer's
+ * token with process_vm_readv, and all agree (MIN), as vred's probe does (src/coll/shm/cma.c). */
+static int cma_probe(void)
+{
+    MPI_Comm node;
+    int nr, np;
+    PMPI_Comm_split(MPI_COMM_WORLD, node_of_me(), wrank, &node);
+    PMPI_Comm_rank(node, &nr);
+    PMPI_Comm_size(node, &np);
+    static volatile uint64_t token;
+    token = 0x5eed0000u + (uint64_t)wrank * 7919u + 1;
+    uint64_t mine[3] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)&token, token};
+    uint64_t *all = malloc(3 * sizeof(uint64_t) * (size_t)np);
+    PMPI_Allgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, node);
+    int ok = 1;
+    for (int q = 0; q < np; q++) {
+        if (q == nr) continue;
+        uint64_t got = 0;
+        struct iovec to = {&got, sizeof got}, from = {(void *)(uintptr_t)all[3 * q + 1], sizeof got};
+        if (process_vm_readv((pid_t)all[3 * q], &to, 1, &from, 1, 0) != (ssize_t)sizeof got ||
+            got != all[3 * q + 2])
+            ok = 0;
+    }
+    free(all);
+    PMPI_Comm_free(&node);
+    int agreed;
+    PMPI_Allreduce(&ok, &agreed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return agreed;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int wsize;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    const char *cma_want = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--expect-vred")) mode = MODE_VRED;
+        if (!strncmp(argv[i], "--cma=", 6)) cma_want = argv[i] + 6;
+        else if (!strcmp(argv[i], "--expect-vred")) mode = MODE_VRED;
         else if (!strcmp(argv[i], "--expect-passthrough")) mode = MODE_PASS;
         else if (!strncmp(argv[i], "--sample=", 9)) {
             char *end;
@@ -398,6 +463,15 @@ int main(int argc, char **argv)
         }
     }
     trace = getenv("VRED_TEST_TRACE") && atoi(getenv("VRED_TEST_TRACE"));
+    /* vred's verdict follows the kernel's unless VRED_CMA=off says no. */
+    const char *cma_env = getenv("VRED_CMA");
+    cma_works = cma_probe() && !(cma_env && !strcmp(cma_env, "off"));
+    if (cma_want && strcmp(cma_want, cma_works ? "yes" : "no")) {
+        if (!wrank) printf("FAIL: cross-memory attach %s here, --cma=%s expected otherwise\n",
+                           cma_works ? "works" : "is denied", cma_want);
+        MPI_Finalize();
+        return 1;
+    }
     if (mode == MODE_VRED && (!vred_mpi_force || !vred_mpi_last_alg)) {
         if (!wrank) printf("FAIL: vred_mpi_force/vred_mpi_last_alg not exported\n");
         MPI_Finalize();
@@ -424,6 +498,7 @@ int main(int argc, char **argv)
         MPI_Comm_size(cms[i].c, &cms[i].size);
         node_shape(&cms[i]);
         predefined_cases(&cms[i], i, types, 4);
+        large_cases(&cms[i], &types[0]);
         passthrough_cases(&cms[i]);
     }
     mixed_type_cases();
@@ -435,7 +510,8 @@ int main(int argc, char **argv)
     PMPI_Allreduce(tot, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD); /* not under test */
     if (!wrank)
         printf("coll_move: %d ranks, %ld checks, %ld failures; vred served %ld of %ld calls "
-               "(rank 0)\n", wsize, all[1], all[0], served, calls);
+               "(rank 0); cross-memory attach %s\n", wsize, all[1], all[0], served, calls,
+               cma_works ? "works" : "denied");
     MPI_Type_free(&int3);
     MPI_Comm_free(&split);
     MPI_Comm_free(&dup);

@@ -20,7 +20,7 @@ mpi_exe=${1:-}
 
 # Start from no VRED_* at all.
 for v in $(env | grep -o '^VRED_[A-Z0-9_]*'); do unset "$v"; done
-ALGS="auto mpi binomial redscat ring recdbl ma dpml pipe"
+ALGS="auto mpi binomial redscat ring recdbl ma dpml pipe cma"
 fail=0
 tried=0
 errfile=$(mktemp)

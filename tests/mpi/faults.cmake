@@ -67,7 +67,11 @@ list(APPEND faults_names mpi_faults_${flavor}_threads_funneled mpi_faults_${flav
 add_test(NAME mpi_faults_${flavor}_security
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/security.sh ${mpiexec} --
           $<TARGET_FILE:test_mpi_shm_safety_${flavor}> $<TARGET_FILE:test_mpi_coll_${flavor}>
-          $<TARGET_FILE:vred_mpi_${flavor}> $<TARGET_FILE:vred>)
+          $<TARGET_FILE:vred_mpi_${flavor}> $<TARGET_FILE:vred> $<TARGET_FILE:deny_cma>
+          $<TARGET_FILE:test_mpi_coll_move_${flavor}>)
 list(APPEND faults_names mpi_faults_${flavor}_security)
 
 set_tests_properties(${faults_names} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS mpi_faults)
+# Four parts, six MPI runs (two traced, two as nobody, one under deny_cma): up to 5 min alone
+# on the busy 2-core VM.
+set_tests_properties(mpi_faults_${flavor}_security PROPERTIES TIMEOUT 600)

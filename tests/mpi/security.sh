@@ -1,36 +1,46 @@
 #!/usr/bin/env bash
 # The shared region's security, checked from outside a running job (docs/reliability.md):
-#  1. libvred-mpi.so and libvred.so import nothing that reaches into other processes or needs
-#     privileges (ptrace, process_vm_readv/writev, raw syscall(), module loading, set*id,
-#     capabilities), and neither asks for an executable stack;
+#  1. libvred-mpi.so and libvred.so import nothing that needs privileges or attaches to another
+#     process (ptrace, prctl (PR_SET_PTRACER would open this process to others), raw syscall(),
+#     module loading, set*id, capabilities), and neither asks for an executable stack. The one
+#     way into another process's memory is cross-memory attach, and only libvred-mpi.so may
+#     import it (process_vm_readv/writev: the single-copy bcast and allgather, docs/shm.md);
 #  2. under strace, every /dev/shm/vred-* segment is created with O_CREAT|O_EXCL and mode 0600,
 #     named /vred-<uid>-<32 hex digits> (128 random bits), opened by the other ranks without
 #     O_CREAT, and unlinked; two runs (30 regions each) never reuse a name; nothing is left, and
-#     nothing vred made in /dev/shm is writable by others;
+#     nothing vred made in /dev/shm is writable by others; in the same traces, no process of
+#     the job calls ptrace, and every process_vm_readv/writev (vred's probe of each region, and
+#     the MPI's own) targets a process of the same job (a pid the trace follows);
 #  3. as an unprivileged user (root only: setpriv to nobody), the region is made and checked
 #     (mapped and unlinked; made by that user with O_EXCL and 0600, under strace) and the
-#     collectives test passes.
+#     collectives test passes;
+#  4. with cross-memory attach denied by the kernel (deny_cma: a seccomp filter, as in a
+#     container), vred's bcast and allgather fall back to the pipeline through the segment and
+#     give the MPI's results (coll_move --cma=no checks both).
 # Exit 1 on a failed check; 77 if a part could not run (strace or setpriv missing, not root),
 # after running the others; the message names what to install.
-# usage: security.sh <mpiexec and its options...> -- <shm_safety> <coll test> <libvred-mpi.so> <libvred.so>
+# usage: security.sh <mpiexec and its options...> -- <shm_safety> <coll test> <libvred-mpi.so> <libvred.so> <deny_cma> <coll_move test>
 set -u
 launch=()
 while [ "$1" != "--" ]; do launch+=("$1"); shift; done
 shift
-safety=$1 coll=$2 mpilib=$3 lib=$4
+safety=$1 coll=$2 mpilib=$3 lib=$4 deny=$5 move=$6
 failed=0 skipped=""
 fail() { echo "security: FAILED: $*"; failed=1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # 1. What the libraries import.
+forbidden='ptrace|prctl|syscall|init_module|finit_module|delete_module|set(e|re|res)?[ug]id|capset|cap_set_proc|personality'
 for l in "$mpilib" "$lib"; do
-  bad=$(nm -D --undefined-only "$l" | awk '{print $NF}' | sed 's/@.*//' |
-        grep -xE 'ptrace|process_vm_readv|process_vm_writev|syscall|init_module|finit_module|delete_module|set(e|re|res)?[ug]id|capset|cap_set_proc|personality' || true)
+  refused="$forbidden"
+  [ "$l" = "$mpilib" ] || refused="$refused|process_vm_readv|process_vm_writev"
+  bad=$(nm -D --undefined-only "$l" | awk '{print $NF}' | sed 's/@.*//' | grep -xE "$refused" || true)
   [ -z "$bad" ] || fail "$(basename "$l") imports: $(echo $bad)"
   if readelf -lW "$l" | grep -q 'GNU_STACK.*RWE'; then fail "$(basename "$l") asks for an executable stack"; fi
 done
-echo "security: imports of $(basename "$mpilib") and $(basename "$lib"): none that reaches another process or needs privileges"
+cma=$(nm -D --undefined-only "$mpilib" | awk '{print $NF}' | sed 's/@.*//' | grep -xE 'process_vm_readv|process_vm_writev' | paste -sd' ')
+echo "security: imports of $(basename "$mpilib") and $(basename "$lib"): none that attaches to another process or needs privileges; cross-memory attach: ${cma:-none} ($(basename "$mpilib") only)"
 
 # 2. How segments are created, named and removed.
 if ! command -v strace >/dev/null; then
@@ -39,7 +49,7 @@ elif ! strace -f -qq -o /dev/null true 2>/dev/null; then
   skipped="$skipped strace (installed, but ptrace is not allowed here)"
 else
   for run in 1 2; do
-    strace -f -qq -o "$tmp/trace$run" -e trace=openat,unlink,fchmod \
+    strace -f -qq -o "$tmp/trace$run" -e trace=openat,unlink,fchmod,ptrace,process_vm_readv,process_vm_writev \
       "${launch[@]}" -np 2 "$safety" --cycles 30 >"$tmp/out$run" 2>&1 ||
       { cat "$tmp/out$run"; fail "the traced run $run failed"; }
     grep '/dev/shm/vred-' "$tmp/trace$run" | grep openat | grep O_CREAT > "$tmp/created$run"
@@ -54,11 +64,20 @@ else
     done < "$tmp/names$run"
     opened=$(grep '/dev/shm/vred-' "$tmp/trace$run" | grep openat | grep -vc O_CREAT || true)
     [ "$opened" -ge "$n" ] || fail "run $run: $opened opens by the other rank for $n segments"
+    # Cross-memory attach: never ptrace; reads only of the job's own processes.
+    grep -E '^[0-9]+ +ptrace\(' "$tmp/trace$run" | grep -q . && fail "run $run: a process of the job called ptrace"
+    awk '{print $1}' "$tmp/trace$run" | sort -u > "$tmp/pids$run"
+    grep -oE '^[0-9]+ +process_vm_(readv|writev)\([0-9]+' "$tmp/trace$run" |
+      sed -E 's/.*\(//' | sort -u > "$tmp/targets$run"
+    [ -s "$tmp/targets$run" ] || fail "run $run: no process_vm_readv at all (vred probes each region)"
+    outside=$(comm -23 "$tmp/targets$run" "$tmp/pids$run" | tr '\n' ' ')
+    [ -z "$outside" ] || fail "run $run: cross-memory attach to pids outside the job: $outside"
   done
   total=$(cat "$tmp/names1" "$tmp/names2" | wc -l)
   distinct=$(cat "$tmp/names1" "$tmp/names2" | sort -u | wc -l)
   [ "$total" -eq "$distinct" ] || fail "a segment name was used twice ($distinct distinct of $total)"
   echo "security: $total segments in 2 runs, all O_CREAT|O_EXCL 0600, $distinct distinct names like $(head -1 "$tmp/names1"), all unlinked"
+  echo "security: no ptrace; process_vm_readv/writev only towards the job's own $(cat "$tmp/targets1" "$tmp/targets2" | sort -u | wc -l) processes ($(grep -chE '^[0-9]+ +process_vm_readv' "$tmp/trace1" "$tmp/trace2" | awk '{s += $1} END {print s + 0}') reads)"
 fi
 # By name: other tests running at the same time (ctest -j) have segments of their own for a moment.
 for name in $(cat "$tmp"/names? 2>/dev/null); do
@@ -92,6 +111,18 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   echo "security: as uid 65534: $(grep "^coll:" "$tmp/nobody2")"
 else
   skipped="$skipped unprivileged-run (needs root and setpriv from util-linux)"
+fi
+
+# 4. Cross-memory attach denied by the kernel: the pipeline serves, with the MPI's results. (Open
+# MPI's own single-copy transport would be refused as well: off for this run, by its environment
+# variable, which MPICH ignores.)
+if "$deny" true 2>/dev/null; then
+  OMPI_MCA_btl_vader_single_copy_mechanism=none "${launch[@]}" -np 2 "$deny" "$move" \
+    --expect-vred --cma=no --sample=8:0 > "$tmp/denied" 2>&1 ||
+    { tail -5 "$tmp/denied"; fail "bcast/allgather with cross-memory attach denied failed"; }
+  echo "security: cross-memory attach denied (seccomp): $(grep '^coll_move:' "$tmp/denied")"
+else
+  skipped="$skipped cma-denied (no seccomp filters in this kernel)"
 fi
 
 [ "$failed" -eq 0 ] || exit 1

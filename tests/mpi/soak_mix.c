@@ -13,14 +13,14 @@ enum { ALLREDUCE, REDUCE, REDUCE_SCATTER, BCAST, ALLGATHER };
 static const char *const coll_names[MIX_COLLS] = {"allreduce", "reduce", "reduce_scatter",
                                                   "bcast", "allgather"};
 static const char *const alg_names[MIX_ALGS] = {"auto", "mpi", "binomial", "redscat", "ring",
-                                                "recdbl", "ma", "dpml", "pipe"};
+                                                "recdbl", "ma", "dpml", "pipe", "cma"};
 /* What vred_mpi_force accepts for each collective ("auto": vred's own choice). */
 static const char *const forcible[MIX_COLLS][9] = {
     {"auto", "mpi", "recdbl", "binomial", "redscat", "ring", "dpml", "ma", NULL},
     {"auto", "mpi", "binomial", "redscat", "ring", "dpml", "ma", NULL},
     {"auto", "mpi", "binomial", "redscat", "ring", "dpml", "ma", NULL},
-    {"auto", "mpi", "pipe", NULL},
-    {"auto", "mpi", "pipe", NULL},
+    {"auto", "mpi", "pipe", "cma", NULL},
+    {"auto", "mpi", "pipe", "cma", NULL},
 };
 
 typedef enum { SIGNED, UNSIGNED, FLOATING } kind;

@@ -262,10 +262,10 @@ static const char *const coll_algs[BC_COUNT] = {
     "auto,binomial,redscat,ring,ma,dpml",        /* reduce */
     "auto,binomial,redscat,ring,ma,dpml",        /* reduce_scatter_block */
     "auto,recdbl",                               /* scan */
-    "auto,pipe",                                 /* bcast */
-    "auto,pipe",                                 /* allgather */
+    "auto,pipe,cma",                             /* bcast */
+    "auto,pipe,cma",                             /* allgather */
 };
-#define ALL_ALGS "auto,binomial,redscat,ring,recdbl,ma,dpml,pipe"
+#define ALL_ALGS "auto,binomial,redscat,ring,recdbl,ma,dpml,pipe,cma"
 
 static int in_list(const char *list, const char *name)
 {
@@ -344,10 +344,10 @@ static void coll_usage(FILE *f)
         "vred-bench coll [options]   (run on every rank: mpirun -np P vred-bench coll ...)\n"
         "  --coll LIST       allreduce,reduce,reduce_scatter_block,scan,bcast,allgather\n"
         "                    (default: allreduce,reduce,reduce_scatter_block)\n"
-        "  --algs LIST       auto,binomial,redscat,ring,recdbl,ma,dpml,pipe (default: all; each\n"
+        "  --algs LIST       auto,binomial,redscat,ring,recdbl,ma,dpml,pipe,cma (default: all; each\n"
         "                    collective runs those it has: allreduce auto,binomial,redscat,ring,recdbl,\n"
         "                    ma,dpml; reduce and reduce_scatter_block the same without recdbl; scan\n"
-        "                    auto,recdbl; bcast and allgather auto,pipe)\n"
+        "                    auto,recdbl; bcast and allgather auto,pipe,cma)\n"
         "  --nt LIST         run each vred algorithm under each copy mode (vred_mpi_nt: off = ordinary\n"
         "                    stores, on = streaming, auto = adaptive, env = VRED_NT), one column each\n"
         "                    (ma/off, ma/on, ...); default: VRED_NT for all\n"

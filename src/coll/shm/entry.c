@@ -7,12 +7,14 @@
 #include "coll/shm/shm.h"
 #include "coll/shm/hier.h"
 
-typedef int (*across_fn)(const vred_coll_args *a, vred_shm_fn node_reduce);
+/* node_stage: the node algorithm the hierarchical form runs inside each node (a reduce to node
+ * rank 0 for the reductions, the bcast itself for bcast). */
+typedef int (*across_fn)(const vred_coll_args *a, vred_shm_fn node_stage);
 
 static int run(const vred_coll_args *a, vred_shm_fn on_node, across_fn across,
-               vred_shm_fn node_reduce)
+               vred_shm_fn node_stage)
 {
-    if (a->vc->node->nodes > 1) return across(a, node_reduce);
+    if (a->vc->node->nodes > 1) return across(a, node_stage);
     vred_shm_args s = {a->vc->node, a->e,     a->esize, a->sbuf,
                        a->rbuf,      a->count, a->counts, a->root};
     return on_node(&s);
@@ -57,23 +59,47 @@ int vred_reduce_scatter_dpml(const vred_coll_args *a)
     return run(a, vred_shm_reduce_scatter_dpml, vred_hier_reduce_scatter, vred_shm_reduce_dpml);
 }
 
-/* Across nodes: the root's node, then the leaders, then the other nodes (hier.c). */
-static int bcast_across(const vred_coll_args *a, vred_shm_fn unused)
+/* Across nodes: the root's node, then the leaders, then the other nodes (hier.c), each node
+ * with the same node algorithm (node_bcast). */
+static int bcast_across(const vred_coll_args *a, vred_shm_fn node_bcast)
 {
-    (void)unused;
-    return vred_hier_bcast(a);
+    return vred_hier_bcast(a, node_bcast);
 }
 
 int vred_bcast_pipe(const vred_coll_args *a)
 {
-    return run(a, vred_shm_bcast_pipe, bcast_across, NULL);
+    return run(a, vred_shm_bcast_pipe, bcast_across, vred_shm_bcast_pipe);
 }
 
-/* One node only (select.c never picks it across nodes: ranks of several nodes interleave in
+/* After a single-copy call: if a read failed on this node (the node now uses the pipeline,
+ * cma.h) and the node is the whole communicator, the selection learns it too, so that later
+ * calls name the pipeline that serves them. Every rank of the node saw the same failure, so
+ * all change alike; across nodes the others cannot know, and the row stays selected (each
+ * node runs what it can: docs/shm.md). */
+static int after_cma(const vred_coll_args *a, int rc)
+{
+    if (!a->vc->node->shm->cma && a->vc->node->nodes == 1)
+        ((vred_comm *)a->vc)->cma_state = -1; /* the front's state, changed alike on all ranks */
+    return rc;
+}
+
+int vred_bcast_cma(const vred_coll_args *a)
+{
+    return after_cma(a, run(a, vred_shm_bcast_cma, bcast_across, vred_shm_bcast_cma));
+}
+
+/* One node only (select.c never picks these across nodes: ranks of several nodes interleave in
  * the result, which the MPI's own allgather handles). */
-int vred_allgather_pipe(const vred_coll_args *a)
+static int one_node(const vred_coll_args *a, vred_shm_fn fn)
 {
     vred_shm_args s = {a->vc->node, a->e,     a->esize, a->sbuf,
                        a->rbuf,      a->count, a->counts, a->root};
-    return vred_shm_allgather_pipe(&s);
+    return fn(&s);
+}
+
+int vred_allgather_pipe(const vred_coll_args *a) { return one_node(a, vred_shm_allgather_pipe); }
+
+int vred_allgather_cma(const vred_coll_args *a)
+{
+    return after_cma(a, one_node(a, vred_shm_allgather_cma));
 }

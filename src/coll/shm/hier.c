@@ -64,11 +64,23 @@ static int node_reduce(const vred_coll_args *a, vred_shm_fn fn, void *out)
     return fn(&s);
 }
 
-static int node_bcast(const vred_coll_args *a, void *buf, size_t count, int root)
+static int node_bcast(const vred_coll_args *a, vred_shm_fn fn, void *buf, size_t count,
+                      int root)
 {
     if (a->vc->node->size == 1) return MPI_SUCCESS; /* the buffer is the result */
     vred_shm_args s = {a->vc->node, NULL, a->esize, buf, buf, count, NULL, root};
-    return vred_shm_bcast_pipe(&s);
+    return fn(&s);
+}
+
+/* The node bcast that hands a reduction's result back: single copy where the node's ranks can
+ * read each other (the same node on every rank of it: s->cma and the size are), for the sizes
+ * where the cma rows serve bcast too (above the model's shm_dpml_max); else the pipeline. */
+static vred_shm_fn result_bcast(const vred_coll_args *a)
+{
+    size_t bytes = a->count * a->esize;
+    return a->vc->node->shm->cma && (double)bytes > a->vc->model.shm_dpml_max
+               ? vred_shm_bcast_cma
+               : vred_shm_bcast_pipe;
 }
 
 int vred_hier_allreduce(const vred_coll_args *a, vred_shm_fn node_fn)
@@ -79,7 +91,7 @@ int vred_hier_allreduce(const vred_coll_args *a, vred_shm_fn node_fn)
         vred_coll_args c = cross_args(a, a->rbuf, a->rbuf, a->count);
         rc = first_error(rc, leaders(VRED_COLL_ALLREDUCE, &c));
     }
-    return first_error(rc, node_bcast(a, a->rbuf, a->count, 0));
+    return first_error(rc, node_bcast(a, result_bcast(a), a->rbuf, a->count, 0));
 }
 
 int vred_hier_reduce(const vred_coll_args *a, vred_shm_fn node_fn)
@@ -135,7 +147,7 @@ int vred_hier_reduce_scatter(const vred_coll_args *a, vred_shm_fn node_fn)
     return rc;
 }
 
-int vred_hier_bcast(const vred_coll_args *a)
+int vred_hier_bcast(const vred_coll_args *a, vred_shm_fn node_fn)
 {
     vred_node *n = a->vc->node;
     int root_node = n->node_of[a->root], rc = MPI_SUCCESS;
@@ -144,12 +156,13 @@ int vred_hier_bcast(const vred_coll_args *a)
     if (n->node_index == root_node) {
         int node_root = 0;
         while (n->comm_rank[node_root] != a->root) node_root++;
-        rc = node_bcast(a, buf, a->count, node_root);
+        rc = node_bcast(a, node_fn, buf, a->count, node_root);
     }
     if (n->rank == 0) {
         vred_coll_args c = cross_args(a, buf, buf, a->count);
         rc = first_error(rc, vred_p2p_bcast_tree(&c, buf, a->count, root_node));
     }
-    if (n->node_index != root_node) rc = first_error(rc, node_bcast(a, buf, a->count, 0));
+    if (n->node_index != root_node)
+        rc = first_error(rc, node_bcast(a, node_fn, buf, a->count, 0));
     return rc;
 }

@@ -14,6 +14,7 @@ typedef int (*vred_shm_fn)(const vred_shm_args *a);
 int vred_hier_reduce(const vred_coll_args *a, vred_shm_fn node_reduce);
 int vred_hier_allreduce(const vred_coll_args *a, vred_shm_fn node_reduce);
 int vred_hier_reduce_scatter(const vred_coll_args *a, vred_shm_fn node_reduce);
-int vred_hier_bcast(const vred_coll_args *a);
+/* `node_bcast` is the intra-node bcast (the pipeline, or single copy by cross-memory attach). */
+int vred_hier_bcast(const vred_coll_args *a, vred_shm_fn node_bcast);
 
 #endif

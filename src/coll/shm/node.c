@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "coll/shm/node.h"
+#include "coll/shm/cma.h"
 #include "local/topo.h"
 #include "next/next.h"
 
@@ -104,6 +105,7 @@ static int make_cross(vred_comm *vc, vred_node *n)
     x->node_key = x->rank;
     x->model = vc->model;
     x->shm_state = -1;
+    x->cma_state = -1;
     x->p2p_only = 1;
     n->cross = x;
     return MPI_SUCCESS;
@@ -142,6 +144,8 @@ static int build(vred_comm *vc, vred_node *n, const char **why)
         !ok)
         return rc != MPI_SUCCESS ? rc : MPI_ERR_OTHER;
     n->shm = vred_shm_create(n->comm, slice_max(n->size), why);
+    /* This rank's verdict on cross-memory attach; the communicator agrees on it next. */
+    if (n->shm) n->shm->cma = vred_cma_probe(n->shm);
     return MPI_SUCCESS;
 }
 
@@ -167,6 +171,7 @@ vred_node *vred_node_get(vred_comm *vc)
 {
     if (vc->shm_state) return vc->shm_state > 0 ? vc->node : NULL;
     vc->shm_state = -1;
+    vc->cma_state = -1;
     if (!vred_config_get()->shm || vc->p2p_only) return NULL;
     const char *why = "";
     vred_node *n = calloc(1, sizeof *n);
@@ -179,10 +184,15 @@ vred_node *vred_node_get(vred_comm *vc)
     }
     n->comm = MPI_COMM_NULL;
     int rc = build(vc, n, &why);
-    /* Every node's region must exist, or no rank uses shared memory (all ranks select alike). */
-    ok = rc == MPI_SUCCESS && n->shm;
-    if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS)
-        ok = 0;
+    /* Every node's region must exist, or no rank uses shared memory; and every rank must read
+     * its node's peers, or none uses cross-memory attach (all ranks select alike). */
+    int agree[2] = {rc == MPI_SUCCESS && n->shm, rc == MPI_SUCCESS && n->shm && n->shm->cma};
+    if (vred_next()->Allreduce(MPI_IN_PLACE, agree, 2, MPI_INT, MPI_MIN, vc->comm) !=
+        MPI_SUCCESS)
+        agree[0] = 0;
+    ok = agree[0];
+    vc->cma_state = ok && agree[1] ? 1 : -1;
+    if (ok) n->shm->cma = agree[1];
     if (!ok) {
         static int warned;
         if (why[0] && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))

@@ -22,9 +22,15 @@
 typedef struct {
     _Alignas(128) uint64_t seq; /* steps the owner has published (atomic, release/acquire) */
     uint64_t round_done;        /* rounds whose bank the owner has finished reading */
+    /* Cross-memory attach (cma.h): published before a post, read after observing it. */
+    uint64_t cma_addr;          /* where peers read from in the owner's memory */
+    uint64_t cma_bad;           /* the step (seq value) whose read failed on the owner; 0 none */
+    uint64_t cma_token;         /* the probe: the value peers must find at cma_addr */
+    uint64_t pidns_dev, pidns_ino; /* the owner's PID namespace (its /proc/self/ns/pid) */
     pid_t pid;                  /* the owner, for telling a dead peer from a slow one */
-    char pad[128 - 2 * sizeof(uint64_t) - sizeof(pid_t)];
+    char pad[128 - 7 * sizeof(uint64_t) - sizeof(pid_t)];
 } vred_shm_ctl;
+_Static_assert(sizeof(vred_shm_ctl) == 128, "one control line is two cache lines");
 
 typedef struct {
     void *base;          /* the mapping */
@@ -40,6 +46,9 @@ typedef struct {
                             tell a dead peer from a slow one */
     int yield;           /* the node's ranks outnumber the CPUs they may run on: a waiter gives
                             its core away (sync.c, vred_shm_oversubscribed) */
+    int cma;             /* cross-memory attach to every peer works, agreed by all ranks of the
+                            communicator at creation (cma.h); 0 after a read failed mid-call */
+    uint64_t cma_probe;  /* private: the token peers read here when probing (cma.c) */
     MPI_Comm comm;       /* the node's communicator: a long wait drives the MPI's progress on it
                             (sync.c) */
     /* This rank's counters; equal on every rank between collectives, because every rank runs

@@ -35,6 +35,10 @@ int vred_shm_reduce_dpml(const vred_shm_args *a);
 /* Pipelined through double-buffered slices (bcast_pipe.c, allgather_pipe.c). */
 int vred_shm_bcast_pipe(const vred_shm_args *a);
 int vred_shm_allgather_pipe(const vred_shm_args *a);
+/* Single copy by cross-memory attach where the node agreed it works (bcast_cma.c,
+ * allgather_cma.c; cma.h); the pipeline above otherwise. */
+int vred_shm_bcast_cma(const vred_shm_args *a);
+int vred_shm_allgather_cma(const vred_shm_args *a);
 
 /* 1 if a message of `bytes` fits the DPML-like algorithm: every rank's whole buffer in one bank
  * (dpml.c; asked by entry.c only). */

@@ -1,0 +1,93 @@
+/*
+ * Cross-memory attach: the node's probe, the reads, and the agreement after a failed read
+ * (cma.h for the rules).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include "config.h"
+#include "coll/shm/cma.h"
+
+/* Bytes per process_vm_readv: the kernel caps one call near 2 GiB (MAX_RW_COUNT) and returns a
+ * short count past it; 1 GiB keeps every call well inside, and a syscall per GiB costs nothing. */
+static const size_t READ_MAX = (size_t)1 << 30;
+
+int vred_cma_read(const vred_shm *s, int peer, void *local, uint64_t remote, size_t n)
+{
+    pid_t pid = __atomic_load_n(&s->ctl[peer].pid, __ATOMIC_RELAXED);
+    size_t done = 0;
+    while (done < n) {
+        size_t want = n - done < READ_MAX ? n - done : READ_MAX;
+        struct iovec to = {(char *)local + done, want};
+        struct iovec from = {(void *)(uintptr_t)(remote + done), want};
+        ssize_t got = process_vm_readv(pid, &to, 1, &from, 1, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return errno;
+        if (got == 0) return EFAULT; /* nothing more can be read there */
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+/* This process's PID namespace, as the inode of /proc/self/ns/pid; 0 if it cannot tell. */
+static int my_pidns(uint64_t *dev, uint64_t *ino)
+{
+    struct stat st;
+    if (stat("/proc/self/ns/pid", &st) != 0) return 0;
+    *dev = (uint64_t)st.st_dev;
+    *ino = (uint64_t)st.st_ino;
+    return 1;
+}
+
+int vred_cma_probe(vred_shm *s)
+{
+    vred_shm_ctl *me = &s->ctl[s->rank];
+    uint64_t dev = 0, ino = 0, token = 0;
+    /* Only where the dead-peer check could see every peer's pid (sync.c), and in one PID
+     * namespace: a pid from another namespace would name some other process here. */
+    int ok = vred_config_get()->cma && s->check_peers && my_pidns(&dev, &ino) &&
+             getrandom(&token, sizeof token, 0) == (ssize_t)sizeof token && token != 0;
+    s->cma_probe = ok ? token : 0;
+    me->cma_token = s->cma_probe;
+    me->pidns_dev = dev;
+    me->pidns_ino = ino;
+    me->cma_bad = 0;
+    vred_cma_publish(s, &s->cma_probe);
+    /* Every rank's token and address are in place before anyone reads (and every rank takes
+     * part, whatever its own verdict, so that none waits alone). */
+    PMPI_Barrier(s->comm);
+    for (int i = 0; i < s->size && ok; i++) {
+        if (i == s->rank) continue;
+        const vred_shm_ctl *c = &s->ctl[i];
+        uint64_t got = 0;
+        ok = c->cma_token != 0 && c->pidns_dev == dev && c->pidns_ino == ino &&
+             vred_cma_read(s, i, &got, c->cma_addr, sizeof got) == 0 && got == c->cma_token;
+    }
+    return ok;
+}
+
+void vred_cma_report(vred_shm *s, int err, uint64_t step)
+{
+    if (!err) return;
+    __atomic_store_n(&s->ctl[s->rank].cma_bad, step, __ATOMIC_RELAXED);
+    static int said;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        fprintf(stderr, "vred: cross-memory attach failed during a collective (%s); this node "
+                        "moves data through its shared segment from now on\n", strerror(err));
+}
+
+int vred_cma_failed(vred_shm *s, uint64_t step)
+{
+    /* Keyed by the step: a peer already in a later collective may have reported a later
+     * failure, which must not be taken for one of this step. */
+    for (int i = 0; i < s->size; i++)
+        if (__atomic_load_n(&s->ctl[i].cma_bad, __ATOMIC_RELAXED) == step) {
+            s->cma = 0; /* the failed rank said why (vred_cma_report) */
+            return 1;
+        }
+    return 0;
+}
