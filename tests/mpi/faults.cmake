@@ -55,8 +55,10 @@ target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
 # Its PMPI_ wrappers must be in the dynamic symbol table for libvred-mpi.so to bind to them.
 set_target_properties(${t} PROPERTIES ENABLE_EXPORTS ON)
 add_test(NAME mpi_faults_${flavor}_threads_funneled COMMAND ${mpiexec} -np 2 $<TARGET_FILE:${t}>)
+# 64 MiB slices make a 256 MiB region at 2 ranks: VRED_SHM_LIMIT lets it be made at that size
+# (the default bound would shrink the slices below what the pool takes on).
 set_tests_properties(mpi_faults_${flavor}_threads_funneled PROPERTIES
-  ENVIRONMENT "VRED_THREADS=2;VRED_SHM_SLICE=67108864")
+  ENVIRONMENT "VRED_THREADS=2;VRED_SHM_SLICE=67108864;VRED_SHM_LIMIT=1073741824")
 # ... and structurally: the pool is libvred.so's, which imports no MPI symbol.
 add_test(NAME mpi_faults_${flavor}_threads_no_mpi
   COMMAND ${CMAKE_CURRENT_LIST_DIR}/threads_no_mpi.sh $<TARGET_FILE:vred>

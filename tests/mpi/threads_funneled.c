@@ -1,6 +1,7 @@
 /*
  * Under MPI_THREAD_FUNNELED only the main thread may call MPI; vred's thread pool (VRED_THREADS,
- * src/local/threads.c) must never. Run on 2 ranks with VRED_THREADS=2 and VRED_SHM_SLICE=64 MiB,
+ * src/local/threads.c) must never. Run on 2 ranks with VRED_THREADS=2 and VRED_SHM_SLICE=64 MiB
+ * (and a VRED_SHM_LIMIT that lets the region have it),
  * so that the movement-avoiding allreduce folds 16 MiB parts, large enough for the pool.
  *
  * This executable defines the point-to-point and communicator PMPI_ functions vred calls

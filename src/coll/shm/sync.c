@@ -21,12 +21,15 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Oversubscribed (s->yield), spin this many polls before yielding: long enough to catch a peer
- * that is a few microseconds behind on its own core, short enough not to starve a peer that
- * shares ours. Then every poll yields, and every PROGRESS_YIELD-th drives the MPI (below); a
- * waiter that only spins (a pause is some tens of ns) does so every PROGRESS_SPIN-th poll, a few
- * tens of microseconds apart either way. */
-enum { SPIN = 4000, PROGRESS_YIELD = 64, PROGRESS_SPIN = 1024 };
+/* Polls (a pause each, some tens of ns) before a waiter starts yielding its core. Oversubscribed
+ * (s->yield): SPIN, long enough to catch a peer that is a few microseconds behind on its own
+ * core, short enough not to starve a peer that shares ours. Otherwise SPIN_ALONE, about a
+ * millisecond: a step takes microseconds, so a yield there would hand the core to any runnable
+ * background process for a time slice (sync.h), but a wait that long means the peer is not
+ * running (another job on the node took its core), and then yielding lets it run sooner.
+ * While yielding, every PROGRESS_YIELD-th poll drives the MPI (below); while spinning, every
+ * PROGRESS_SPIN-th: a few tens of microseconds apart either way. */
+enum { SPIN = 4000, SPIN_ALONE = 40000, PROGRESS_YIELD = 64, PROGRESS_SPIN = 1024 };
 /* How often a waiter that yields asks whether its peer still lives. By the clock, not by polls:
  * on a busy machine one sched_yield can give the core away for a whole time slice (ms), and a
  * count of 16,384 polls then took minutes, so a job with a dead rank looked hung. */
@@ -83,16 +86,16 @@ static void wait_counter(const vred_shm *s, int peer, const uint64_t *counter, u
 {
     if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) return;
     double next_check = 0;
-    unsigned long every = s->yield ? PROGRESS_YIELD : PROGRESS_SPIN;
+    unsigned long spin = s->yield ? SPIN : SPIN_ALONE;
     for (unsigned long polls = 1;; polls++) {
         if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) return;
-        if (polls < SPIN) {
+        if (polls < spin) {
             cpu_relax();
-            continue;
+            if (polls % PROGRESS_SPIN) continue;
+        } else {
+            sched_yield();
+            if (polls % PROGRESS_YIELD) continue;
         }
-        if (s->yield) sched_yield();
-        else cpu_relax();
-        if (polls % every) continue;
         progress(s);
         if (!s->check_peers) continue;
         double t = now();

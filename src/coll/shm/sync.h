@@ -12,9 +12,9 @@
  *
  * Waiting spins (with pause). With more ranks than CPUs on the node (s->yield) a waiter yields
  * its core after a short spin, since the peer it waits for may need that very core. Otherwise it
- * never yields, as the MPIs' own busy-polling does not: a yield hands the core to whatever
- * other process is runnable (a daemon, a niced job) for the rest of a scheduler tick, and every
- * rank then waits milliseconds for a step of microseconds. A peer that has died (kill(pid, 0)
+ * spins about a millisecond first, as the MPIs' own busy-polling does not yield: a yield hands
+ * the core to whatever other process is runnable (a daemon, a niced job) for the rest of a
+ * scheduler tick, and every rank then waits milliseconds for a step of microseconds. A peer that has died (kill(pid, 0)
  * fails) ends the job with a message instead of a hang.
  */
 #ifndef VRED_SHM_SYNC_H
