@@ -30,6 +30,11 @@
 
 static int rank, size, failed;
 
+/* The MPI's own pools may grow a few times when messages arrive before their receives are
+ * posted (UCX's unexpected-message mpool adds a 148 KiB chunk now and then, measured under
+ * MPICH 4.0.2); a leak per call or per communicator shows hundreds of new mappings. */
+enum { MPI_POOL_MAPS = 4 };
+
 static void fail(const char *what)
 {
     fprintf(stderr, "shm_safety: rank %d: %s\n", rank, what);
@@ -112,7 +117,7 @@ static void soak(long iters)
         }
     }
     long drss = usage_rss_kib() - rss0;
-    if (usage_maps() != maps0) fail("mappings grew during the soak");
+    if (usage_maps() > maps0 + MPI_POOL_MAPS) fail("mappings grew during the soak");
     if (usage_fds() != fds0) fail("open files grew during the soak");
     if (drss > 1024) fail("resident memory grew by more than 1 MiB during the soak");
     if (rank == 0) printf("soak: %ld allreduces, rss %+ld KiB\n", iters, drss);
@@ -133,7 +138,7 @@ static void cycles(long n)
     long drss = usage_rss_kib() - rss0;
     int deleted;
     if (vred_mappings(&deleted, NULL, 0) != 0) fail("a freed communicator's segment is still mapped");
-    if (usage_maps() > maps0) fail("mappings grew over the cycles");
+    if (usage_maps() > maps0 + MPI_POOL_MAPS) fail("mappings grew over the cycles");
     if (usage_fds() > fds0) fail("open files grew over the cycles");
     if (drss > 2048) fail("resident memory grew by more than 2 MiB over the cycles");
     if (rank == 0) printf("cycles: %ld communicators, rss %+ld KiB\n", n, drss);
