@@ -5,6 +5,13 @@
 #include <stdio.h>
 #include "vred.h"
 
+/* Thread-local state of the per-call paths. The initial-exec model reads it at a fixed offset
+ * from the thread pointer: the default (global-dynamic, for a shared library) calls
+ * __tls_get_addr on every access, about 2% of a 4 KiB allgather that vred passes to the MPI.
+ * It takes a few bytes of the static TLS that glibc keeps spare for libraries loaded later, so
+ * a dlopen of libvred-mpi (Python's mpi4py, say) still works. */
+#define VRED_TLS __thread __attribute__((tls_model("initial-exec")))
+
 typedef enum { VRED_TAIL_AUTO, VRED_TAIL_MASK, VRED_TAIL_CASCADE } vred_tail_mode;
 typedef enum { VRED_SPARSE_AUTO, VRED_SPARSE_OFF, VRED_SPARSE_BITS, VRED_SPARSE_IDX } vred_sparse_mode;
 

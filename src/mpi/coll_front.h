@@ -70,6 +70,15 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
  * the learned selection, which must measure what a call costs.) */
 int vred_front_agree(const vred_coll_args *a, int local_ok, int all[3]);
 
+/* 1 if this thread's last call of coll with these arguments was passed to the MPI by the
+ * selection and nothing that could change it has happened since: the front passes it at once
+ * (the caller checks vred_stats_on first: counted calls keep their exact reason). 0 otherwise,
+ * the arguments kept in case the selection passes this call too. */
+int vred_front_known_pass(vred_coll coll, MPI_Comm comm, MPI_Datatype datatype, MPI_Count count);
+
+/* Forget every vred_front_known_pass: a selection may change (comm.c, learn.c, the front). */
+void vred_front_invalidate(void);
+
 /* For the fronts: note that the MPI library serves this call. */
 void vred_front_passed(void);
 

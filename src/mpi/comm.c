@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <pthread.h>
+#include "mpi/coll_front.h"
 #include "mpi/comm.h"
 #include "mpi/learn.h"
 #include "next/next.h"
@@ -28,7 +29,7 @@ static char refused;
  * (small messages) should not pay an attribute lookup. Any state freed bumps the generation,
  * which invalidates every thread's entry (a freed handle may be reused by a new communicator). */
 static uint64_t generation;
-static __thread struct {
+static VRED_TLS struct {
     MPI_Comm comm;
     vred_comm *vc;
     uint64_t gen;
@@ -37,6 +38,7 @@ static __thread struct {
 static void destroy(vred_comm *vc)
 {
     __atomic_add_fetch(&generation, 1, __ATOMIC_ACQ_REL);
+    vred_front_invalidate();
     /* During PMPI_Finalize (an MPI deleting the attributes of communicators the user never
      * freed) the private communicator goes with the MPI. */
     int fini = 0;

@@ -193,6 +193,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
 {
     vred_alg cand[NCAND];
     double med[NCAND];
+    vred_front_invalidate(); /* the class's selection changes */
     /* A cell that cannot be measured (no buffers, a failed timing) follows the model for the
      * rest of this run: marked with a value no algorithm has, it is not tried again. */
     vc->learned.alg[coll][k] = VRED_ALG_COUNT;

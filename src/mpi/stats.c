@@ -56,7 +56,7 @@ typedef struct {
 static cell table[VRED_SC_COUNT][NSIZE][NSLOT];
 enum { NWORDS = sizeof table / sizeof(uint64_t) };
 
-static __thread unsigned char why_now; /* VRED_WHY_UNKNOWN until a front notes one */
+static VRED_TLS unsigned char why_now; /* VRED_WHY_UNKNOWN until a front notes one */
 
 void vred_stats_set_why(vred_why why) { why_now = (unsigned char)why; }
 
