@@ -8,16 +8,17 @@
 #                           [--offsets LIST] [--coll LIST] [--algs LIST] [--budget S] [--out DIR]
 #                           [--rounds R]
 #   defaults: openmpi, f32, sizes 64K,1M,16M, offsets 4/4,8/8,16/16,32/32,48/48,0/16,16/0,
-#   (16/16 is the issue's "16 mod 4096"; u8: 1/1,0/1 as well), every collective and algorithm, 3 rounds.
+#   (16/16 is the issue's "16 mod 4096"; u8: 1/1,0/1 as well), every collective and algorithm, 5 rounds.
 #   Each round runs every offset once, 0/0 included, starting one offset later than the round
-#   before: a load that comes and goes (another job) then lands on every offset alike, and the
-#   table takes the median of the rounds per cell. (One pass per offset, 0/0 first, blamed the
-#   offsets for a load that arrived after the 0/0 run: even the MPI's own column dropped 4x.)
+#   before, and the table takes the fastest of the rounds per cell: the machine's slow spells
+#   (another job, or its two cores' shared-memory traffic dropping to a fifth for seconds:
+#   bench/align_table.py) take whole runs, and one pass per offset blamed the offsets for them
+#   (even the MPI's own column dropped 4x).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
 mpi=openmpi type=f32 sizes=64K,1M,16M budget=0.3 out=$root/bench/results/align
-offsets= colls=allreduce,reduce,reduce_scatter_block,bcast,allgather algs= rounds=3
+offsets= colls=allreduce,reduce,reduce_scatter_block,bcast,allgather algs= rounds=5
 while [ $# -gt 0 ]; do
   case $1 in
     --mpi) mpi=$2; shift 2 ;;
