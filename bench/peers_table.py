@@ -11,7 +11,8 @@
    cells >= 1 MiB where that ratio is under a target (default 1.2, issue 14) and, for every
    collective, the cells where it is under 1.
 
-usage: bench/peers_table.py [--floor F] [--target T] NAME=FILE.csv [NAME=FILE.csv ...]
+usage: bench/peers_table.py [--floor F] [--target T] [--png DIR] NAME=FILE.csv [NAME=FILE.csv ...]
+  --png DIR  also one PNG per collective in DIR (bench/peers_plot.py; skipped without matplotlib)
 """
 import csv
 import sys
@@ -144,11 +145,13 @@ def shortfall_lines(cells, target):
 
 
 def main(argv):
-    floor, target, runs = 0.95, 1.2, []
+    floor, target, png, runs = 0.95, 1.2, None, []
     i = 0
     while i < len(argv):
-        if argv[i] in ("--floor", "--target") and i + 1 < len(argv):
-            if argv[i] == "--floor":
+        if argv[i] in ("--floor", "--target", "--png") and i + 1 < len(argv):
+            if argv[i] == "--png":
+                png = argv[i + 1]
+            elif argv[i] == "--floor":
                 floor = float(argv[i + 1])
             else:
                 target = float(argv[i + 1])
@@ -165,6 +168,14 @@ def main(argv):
     lines = meta_lines(names, meta) + [""] + ratio_lines(names, cells, floor) + [""]
     lines += absolute_lines(names, cells) + [""] + shortfall_lines(cells, target)
     print("\n".join(lines))
+    if png:
+        try:
+            import peers_plot
+        except ImportError as e:  # matplotlib missing: the tables are still whole
+            print(f"peers_table.py: no PNGs ({e})", file=sys.stderr)
+            return 0
+        for path in peers_plot.write_pngs(names, cells, rows, png, target):
+            print(f"peers_table.py: wrote {path}", file=sys.stderr)
     return 0
 
 
