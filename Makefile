@@ -114,7 +114,8 @@ peers-check:
 	VRED_PEERS_DIR=$(PEERS_DIR) scripts/peers-check.sh $(PEERS_BUILD)
 
 # `make bench-peers`: vred's automatic choice against each MPI (Debian's two and the PyPI three,
-# installed and built first), 2 ranks, 4 KiB-64 MiB, one table: bench/results/peers/table.md.
+# installed and built first), 2 ranks, 4 KiB-64 MiB: bench/results/peers/table.md (MPI / vred per
+# MPI; the medians, best alone against best vred) and a PNG per collective beside it.
 bench-peers: build peers
 	VRED_PEERS_DIR=$(PEERS_DIR) BUILD=$(CURDIR)/$(BUILD) PEERS_BUILD=$(CURDIR)/$(PEERS_BUILD) bench/run_peers.sh
 
