@@ -96,7 +96,7 @@ report:
 	@scripts/install-deps.sh bench
 	@scripts/install-deps.sh fortran
 	@$(MAKE) --no-print-directory build
-	bench/run_report.sh --build $(BUILD) $(if $(QUICK),--quick)
+	VRED_PEERS_DIR=$(PEERS_DIR) bench/run_report.sh --build $(BUILD) --peers-build $(PEERS_BUILD) $(if $(QUICK),--quick)
 
 # `make peers`: the newer MPIs a user could install instead of the distribution's (Open MPI 5,
 # MPICH 5, Intel MPI; from PyPI, one venv each under $(PEERS_DIR): scripts/install-peers.sh) and
