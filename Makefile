@@ -96,7 +96,7 @@ report:
 	@scripts/install-deps.sh bench
 	@scripts/install-deps.sh fortran
 	@$(MAKE) --no-print-directory build
-	bench/run_report.sh --build $(BUILD) $(if $(QUICK),--quick)
+	VRED_PEERS_DIR=$(PEERS_DIR) bench/run_report.sh --build $(BUILD) --peers-build $(PEERS_BUILD) $(if $(QUICK),--quick)
 
 # `make peers`: the newer MPIs a user could install instead of the distribution's (Open MPI 5,
 # MPICH 5, Intel MPI; from PyPI, one venv each under $(PEERS_DIR): scripts/install-peers.sh) and
@@ -114,7 +114,8 @@ peers-check:
 	VRED_PEERS_DIR=$(PEERS_DIR) scripts/peers-check.sh $(PEERS_BUILD)
 
 # `make bench-peers`: vred's automatic choice against each MPI (Debian's two and the PyPI three,
-# installed and built first), 2 ranks, 4 KiB-64 MiB, one table: bench/results/peers/table.md.
+# installed and built first), 2 ranks, 4 KiB-64 MiB: bench/results/peers/table.md (MPI / vred per
+# MPI; the medians, best alone against best vred) and a PNG per collective beside it.
 bench-peers: build peers
 	VRED_PEERS_DIR=$(PEERS_DIR) BUILD=$(CURDIR)/$(BUILD) PEERS_BUILD=$(CURDIR)/$(PEERS_BUILD) bench/run_peers.sh
 

@@ -3,9 +3,12 @@
 # 4.1 and MPICH 4.0 (BUILD, `make build`) and the PyPI Open MPI 5, MPICH 5 and Intel MPI
 # (PEERS_BUILD, `make peers`); 2 ranks, calls back to back on malloc'd buffers (vred-bench coll's
 # default mode), allreduce, reduce, reduce_scatter_block, bcast and allgather, 4 KiB-64 MiB in
-# powers of 4. In each process the MPI's collective and vred's choice alternate. Then one table
+# powers of 4. In each process the MPI's collective and vred's choice alternate. Then the tables
 # (bench/peers_table.py): MPI time / vred time per MPI, collective and size, the choice, the
-# worst cell per MPI and every cell under 0.95. CSVs and the table in OUT (bench/results/peers).
+# worst cell per MPI and every cell under 0.95; then the medians (each MPI alone, vred over it,
+# the fastest of each and best alone / best vred) with the reduction cells >= 1 MiB under 1.2 and
+# the cells where best vred is slower than best alone. CSVs, the table (table.md) and a PNG per
+# collective (<collective>.png, with matplotlib) in OUT (bench/results/peers).
 #
 # The automatic choice is learned (VRED_LEARN, docs/collectives.md): the first run on a machine
 # measures each size class in vred-bench's warm-up and keeps it in the cache; VRED_LEARN=redo
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --sizes) range=(--sizes "$2"); shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) names+=("$1"); shift ;;
   esac
 done
@@ -65,5 +68,5 @@ done
   echo
   echo "Command: bench/run_peers.sh ${names[*]}"
   echo
-  python3 "$root/bench/peers_table.py" "${table[@]}"
+  python3 "$root/bench/peers_table.py" --png "$out" "${table[@]}"
 } | tee "$out/table.md"

