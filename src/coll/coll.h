@@ -81,6 +81,8 @@ typedef struct {
     const size_t *counts;    /* reduce_scatter: elements of each rank's block; else NULL */
     int root;                /* reduce */
     int exclusive;           /* scan: 1 = MPI_Exscan */
+    int skewed;              /* bcast, allgather: the ranks' buffers differ mod 64 (the front's
+                                agreement), where a single copy would run misaligned */
 } vred_coll_args;
 
 /* Every algorithm: MPI_SUCCESS or an MPI error class. */

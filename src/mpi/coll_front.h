@@ -66,9 +66,10 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
                           MPI_Comm user_comm);
 
 /* vred_front_run_agreed's agreement, one allreduce: all[0] = 1 if every rank's local_ok is,
- * all[1] = the least root, -all[2] = the greatest. 0 if the allreduce failed. (Also timed by
- * the learned selection, which must measure what a call costs.) */
-int vred_front_agree(const vred_coll_args *a, int local_ok, int all[3]);
+ * all[1] = the least root, -all[2] = the greatest; all[3] = the least key, -all[4] = the
+ * greatest (the buffers' offsets mod 64: equal keys, no skew). 0 if the allreduce failed. (Also
+ * timed by the learned selection, which must measure what a call costs.) */
+int vred_front_agree(const vred_coll_args *a, int local_ok, int key, int all[5]);
 
 /* 1 if this thread's last call of coll with these arguments was passed to the MPI by the
  * selection and nothing that could change it has happened since: the front passes it at once

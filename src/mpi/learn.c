@@ -83,8 +83,8 @@ static int run_vred(const probe *p, vred_coll_fn fn)
     };
     /* bcast and allgather: what a served call costs includes the front's agreement (the
      * ranks' layouts and roots, vred_front_run_agreed), about a microsecond at 4 KiB. */
-    int all[3];
-    if (moves && !vred_front_agree(&a, 1, all)) return MPI_ERR_INTERN;
+    int all[5];
+    if (moves && !vred_front_agree(&a, 1, 0, all)) return MPI_ERR_INTERN;
     return fn(&a);
 }
 

@@ -4,7 +4,9 @@
  * rounds, or bytes) on malloc'd buffers under the automatic choice. Checked on every rank:
  * the result equals the MPI's own (the same call forced to the MPI, bitwise), and every rank
  * names the same algorithm (vred_mpi_last_alg). Rank 0 prints `pick COLL BYTES ALG` per call,
- * which learn.sh compares between runs and against the cache file.
+ * which learn.sh compares between runs and against the cache file. COLL:BYTES:skew makes the
+ * same call with rank 1's buffers 16 bytes further (printed as COLL-skew): bcast and allgather
+ * then leave single copy (cma) for the pipeline, which keeps its speed at any offset.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -34,13 +36,15 @@ static void call(const char *coll, void *s, void *r, size_t n)
     else MPI_Allgather(s, c, MPI_BYTE, r, c, MPI_BYTE, MPI_COMM_WORLD);
 }
 
-static void one(const char *coll, size_t bytes)
+static void one(const char *coll, size_t bytes, int skew)
 {
     int moves = !strcmp(coll, "bcast") || !strcmp(coll, "allgather");
     size_t n = moves ? bytes : bytes / sizeof(float);
     size_t rbytes = !strcmp(coll, "allgather") ? bytes * (size_t)size : bytes;
-    char *s = malloc(bytes), *r = malloc(rbytes), *want = malloc(rbytes);
-    if (!s || !r || !want) {
+    char *s0 = malloc(bytes + 64), *r0 = malloc(rbytes + 64), *want = malloc(rbytes);
+    size_t shift = skew && rank == 1 ? 16 : 0;
+    char *s = s0 ? s0 + shift : NULL, *r = r0 ? r0 + shift : NULL;
+    if (!s0 || !r0 || !want) {
         fail("out of memory", coll, bytes);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -79,8 +83,8 @@ static void one(const char *coll, size_t bytes)
     MPI_Allgather(mine, 16, MPI_CHAR, all, 16, MPI_CHAR, MPI_COMM_WORLD);
     for (int i = 0; i < size; i++)
         if (strcmp(all + 16 * i, mine)) fail("ranks chose different algorithms", coll, bytes);
-    if (rank == 0) printf("pick %s %zu %s\n", coll, bytes, alg);
-    free(all), free(s), free(r), free(want);
+    if (rank == 0) printf("pick %s%s %zu %s\n", coll, skew ? "-skew" : "", bytes, alg);
+    free(all), free(s0), free(r0), free(want);
 }
 
 int main(int argc, char **argv)
@@ -89,13 +93,14 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int i = 1; i < argc; i++) {
-        char coll[32];
+        char coll[32], what[8] = "";
         size_t bytes;
-        if (sscanf(argv[i], "%31[a-z_]:%zu", coll, &bytes) != 2) {
-            if (!rank) printf("usage: learn COLL:BYTES...\n");
+        if (sscanf(argv[i], "%31[a-z_]:%zu:%7s", coll, &bytes, what) < 2 ||
+            (what[0] && strcmp(what, "skew"))) {
+            if (!rank) printf("usage: learn COLL:BYTES[:skew]...\n");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
-        one(coll, bytes);
+        one(coll, bytes, what[0] != 0);
     }
     int any = 0;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
