@@ -196,7 +196,7 @@ static void usage(FILE *f)
             "                        reads what the previous one stored: the store-forwarding chain)\n"
             "  --csv FILE            also write isa,type,op,n,W,masked_ns,cascade_ns,ratio\n"
             "  --check-only          only check that both forms give the same bytes (no timing)\n"
-            "other subcommands: vred-kbench sparse|threads|copy|align --help\n");
+            "other subcommands: vred-kbench sparse|threads|copy|align|xcore --help\n");
 }
 
 static int cmd_tails(int argc, char **argv)
@@ -292,6 +292,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "threads")) return kbench_threads(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "copy")) return kbench_copy(argc - 2, argv + 2);
     if (argc >= 2 && !strcmp(argv[1], "align")) return kbench_align(argc - 2, argv + 2);
+    if (argc >= 2 && !strcmp(argv[1], "xcore")) return kbench_xcore(argc - 2, argv + 2);
     usage(argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? stdout : stderr);
     return argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? 0 : 2;
 }
