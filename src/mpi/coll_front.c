@@ -6,6 +6,7 @@
 #include "mpi/learn.h"
 #include "mpi/types.h"
 #include "coll/shm/node.h"
+#include "coll/shm/shm.h"
 #include "local/copy.h"
 
 /* The algorithm of this thread's last reduction collective (vred_mpi_last_alg). */
@@ -287,6 +288,39 @@ int vred_front_agree(const vred_coll_args *a, int local_ok, int key, int all[5])
            vred_next()->Allreduce(mine, all, 5, MPI_INT, MPI_MIN, a->comm) == MPI_SUCCESS;
 }
 
+/* The node's region for a one-step bcast or allgather (shm/small.c), or NULL: one node whose
+ * region is made, two ranks or more, the pipeline selected (a pinned cma keeps its own path),
+ * and a message that fits. The same on every rank: it depends only on the selection, the
+ * communicator's state and the bytes, which are. */
+static vred_shm *small_region(vred_coll coll, const vred_coll_args *a, vred_alg alg)
+{
+    const vred_comm *vc = a->vc;
+    if (alg != VRED_ALG_PIPE || a->size < 2 || vc->nodes != 1 || vc->shm_state != 1 || !vc->node)
+        return NULL;
+    vred_shm *s = vc->node->shm;
+    return vred_shm_small_fits(s, coll == VRED_COLL_BCAST, a->count, a->size) ? s : NULL;
+}
+
+/* What the ranks' agreement decided (all[] as vred_front_agree gives it, agreed = 0 if the
+ * ranks could not agree): -1 to serve the call, else the front's return value. */
+static int settle(int agreed, const int all[5], int local_ok, vred_alg alg, int *rc,
+                  MPI_Comm user_comm)
+{
+    if (agreed && all[1] != -all[2]) {
+        last_alg = alg;
+        *rc = MPI_ERR_ROOT; /* on every rank, through the user's handler */
+        PMPI_Comm_call_errhandler(user_comm, *rc);
+        return 1;
+    }
+    if (!agreed || !all[0]) {
+        last_alg = VRED_ALG_MPI;
+        /* Not served here: the front noted why. Served here, not on another rank (or the ranks
+         * could not agree: every rank sees the same failure). */
+        return local_ok ? vred_pass(VRED_WHY_OTHER_RANK) : 0;
+    }
+    return -1;
+}
+
 int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
                           MPI_Comm user_comm)
 {
@@ -295,23 +329,32 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
         last_alg = VRED_ALG_MPI;
         return pass_select(coll, a->vc, a->count * a->esize);
     }
-    int all[5];
-    if (!vred_front_agree(a, local_ok, skew_key(coll, a), all))
-        all[0] = 0; /* cannot tell: the MPI serves (every rank sees the same failure) */
-    else if (all[1] != -all[2]) {
-        last_alg = alg;
-        *rc = MPI_ERR_ROOT; /* on every rank, through the user's handler */
-        PMPI_Comm_call_errhandler(user_comm, *rc);
+    int all[5], ret;
+    vred_shm *small = small_region(coll, a, alg);
+    if (small) { /* the agreement and the data in one step */
+        int moved = vred_shm_small_move(small, coll == VRED_COLL_BCAST, a->sbuf, a->rbuf,
+                                        a->count, a->root, local_ok, 0, all);
+        if ((ret = settle(1, all, local_ok, alg, rc, user_comm)) >= 0) return ret;
+        last_alg = moved ? alg : VRED_ALG_MPI; /* moved: settle served it, so moved is 1 */
+        *rc = MPI_SUCCESS;
         return 1;
     }
-    if (!all[0]) {
-        last_alg = VRED_ALG_MPI;
-        /* Not served here: the front noted why. Served here, not on another rank (or the ranks
-         * could not agree). */
-        return local_ok ? vred_pass(VRED_WHY_OTHER_RANK) : 0;
-    }
+    int agreed = vred_front_agree(a, local_ok, skew_key(coll, a), all);
+    if ((ret = settle(agreed, all, local_ok, alg, rc, user_comm)) >= 0) return ret;
     a->skewed = all[3] != -all[4];
     return vred_front_run(coll, a, rc, user_comm);
+}
+
+int vred_front_move(vred_coll coll, vred_coll_args *a, vred_alg alg, vred_coll_fn fn)
+{
+    int all[5];
+    vred_shm *small = small_region(coll, a, alg);
+    if (small)
+        return vred_shm_small_move(small, coll == VRED_COLL_BCAST, a->sbuf, a->rbuf, a->count,
+                                   a->root, 1, 0, all)
+                   ? MPI_SUCCESS
+                   : MPI_ERR_INTERN;
+    return vred_front_agree(a, 1, 0, all) ? fn(a) : MPI_ERR_INTERN;
 }
 
 /* The extension API (include/vred_mpi.h, where each function is described). */

@@ -80,6 +80,11 @@ int vred_front_known_pass(vred_coll coll, MPI_Comm comm, MPI_Datatype datatype, 
 /* Forget every vred_front_known_pass: a selection may change (comm.c, learn.c, the front). */
 void vred_front_invalidate(void);
 
+/* What a served bcast or allgather costs once selected (the learned selection times it): the
+ * one-step path through the node's region where it applies (shm/small.c), else the agreement
+ * and fn. Every rank ok, the same root. MPI_SUCCESS or an error. */
+int vred_front_move(vred_coll coll, vred_coll_args *a, vred_alg alg, vred_coll_fn fn);
+
 /* For the fronts: note that the MPI library serves this call. */
 void vred_front_passed(void);
 

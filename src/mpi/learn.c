@@ -69,7 +69,7 @@ static int run_mpi(const probe *p)
     }
 }
 
-static int run_vred(const probe *p, vred_coll_fn fn)
+static int run_vred(const probe *p, vred_alg alg, vred_coll_fn fn)
 {
     int moves = p->coll == VRED_COLL_BCAST || p->coll == VRED_COLL_ALLGATHER;
     vred_coll_args a = {
@@ -82,10 +82,9 @@ static int run_vred(const probe *p, vred_coll_fn fn)
         .counts = p->coll == VRED_COLL_REDUCE_SCATTER ? p->counts : NULL,
     };
     /* bcast and allgather: what a served call costs includes the front's agreement (the
-     * ranks' layouts and roots, vred_front_run_agreed), about a microsecond at 4 KiB. */
-    int all[5];
-    if (moves && !vred_front_agree(&a, 1, 0, all)) return MPI_ERR_INTERN;
-    return fn(&a);
+     * ranks' layouts and roots, vred_front_run_agreed): about a microsecond at 4 KiB by
+     * allreduce, or carried in the one step of a small call. */
+    return moves ? vred_front_move(p->coll, &a, alg, fn) : fn(&a);
 }
 
 static double now(void)
@@ -103,7 +102,7 @@ static double batch(const probe *p, vred_alg alg, int reps)
     int rc = PMPI_Barrier(p->vc->comm);
     double t0 = now();
     for (int i = 0; i < reps && rc == MPI_SUCCESS; i++)
-        rc = fn ? run_vred(p, fn) : run_mpi(p);
+        rc = fn ? run_vred(p, alg, fn) : run_mpi(p);
     return rc == MPI_SUCCESS ? (now() - t0) / reps : HUGE_VAL;
 }
 

@@ -69,13 +69,15 @@ done <<<"$vred"
 # MPI_Reduce's roots are not checked by vred either. docs/reliability.md, "Bad input".)
 # Also with rank 0 naming an invalid root (the size): that rank alone would get the error
 # through the MPI, the others would wait.
-for roots in "4" "32768" "32768 invalid"; do
+# "warm": after a valid call, so that the small one agrees inside vred's region (shm/small.c).
+for roots in "4" "4 warm" "4 invalid warm" "32768" "32768 invalid"; do
     out=$(timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" --roots bcast $roots vred 2>>"$log" </dev/null)
     rc=$?
     got=$(grep -c "MPI_ERR_ROOT" <<<"$out")
     n=$((n + 1))
     what="MPI_Bcast, ${roots%% *} ints, mismatched roots"
-    [[ $roots != *invalid ]] || what="$what (rank 0's out of range)"
+    [[ $roots != *invalid* ]] || what="$what (rank 0's out of range)"
+    [[ $roots != *warm ]] || what="$what, after a valid call"
     if [ $rc = 0 ] && [ "$got" = $np ]; then echo "ok   $what: MPI_ERR_ROOT on every rank"
     else
         echo "FAIL $what: exit status $rc, $got ranks with MPI_ERR_ROOT:"

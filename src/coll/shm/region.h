@@ -28,7 +28,11 @@ typedef struct {
     uint64_t cma_token;         /* the probe: the value peers must find at cma_addr */
     uint64_t pidns_dev, pidns_ino; /* the owner's PID namespace (its /proc/self/ns/pid) */
     pid_t pid;                  /* the owner, for telling a dead peer from a slow one */
-    char pad[128 - 7 * sizeof(uint64_t) - sizeof(pid_t)];
+    /* The owner's arguments in a one-step bcast or allgather (small.c): ok, root, layout key,
+     * in two copies by round parity, so that a rank one round ahead does not overwrite what a
+     * slower peer has still to read. */
+    int32_t args[2][3];
+    char pad[128 - 7 * sizeof(uint64_t) - sizeof(pid_t) - 6 * sizeof(int32_t)];
 } vred_shm_ctl;
 _Static_assert(sizeof(vred_shm_ctl) == 128, "one control line is two cache lines");
 

@@ -40,6 +40,17 @@ int vred_shm_allgather_pipe(const vred_shm_args *a);
 int vred_shm_bcast_cma(const vred_shm_args *a);
 int vred_shm_allgather_cma(const vred_shm_args *a);
 
+/* bcast (bcast = 1) and allgather of a few KiB in one step that also carries the front's
+ * agreement (small.c), on a one-node communicator whose node ranks are its ranks. fits: 1 if
+ * a call of `block` bytes (allgather: per rank) is small enough. move: every rank's ok, root
+ * and key into out[] as vred_front_agree gives them (out[0] all ok, out[1] / -out[2] the
+ * least / greatest root, out[3] / -out[4] the least / greatest key); 1 if every rank was ok
+ * with the same root, and then the data has moved (rbuf: every non-root's for bcast, every
+ * rank's whole result for allgather), else 0 and nothing any rank wrote is read. */
+int vred_shm_small_fits(const vred_shm *s, int bcast, size_t block, int p);
+int vred_shm_small_move(vred_shm *s, int bcast, const void *sbuf, void *rbuf, size_t block,
+                        int root, int ok, int key, int out[5]);
+
 /* 1 if a message of `bytes` fits the DPML-like algorithm: every rank's whole buffer in one bank
  * (dpml.c; asked by entry.c only). */
 int vred_shm_dpml_fits(const vred_shm *s, size_t bytes);

@@ -1,0 +1,80 @@
+/*
+ * bcast and allgather of a few KiB on one node in one step, with no MPI call (issue 14's small
+ * messages). Served through the pipeline, such a call paid two synchronisations: the front's
+ * agreement (an MPI allreduce of the ranks' layouts and roots, about half a microsecond: every
+ * rank must know that every other can be served, or all pass the call to the MPI together) and
+ * the pipeline's own step. Here the agreement rides in the same step as the data, the way the
+ * fastest intra-node designs carry a small payload with its flag:
+ *
+ *   every rank writes its arguments (can it be served, the root it names, a layout key) into its
+ *   control line, and its data into the round's bank (bcast: the root's message; allgather:
+ *   each rank's block at its place), then posts once and waits for every other rank's post;
+ *   each then reads every rank's arguments, so all decide alike: served (copy out what the
+ *   others wrote), passed to the MPI (a rank cannot be served: nothing written is read), or
+ *   MPI_ERR_ROOT (the roots differ).
+ *
+ * One post per rank per call keeps the seq counters equal; the round protocol (sync.h) keeps a
+ * rank from refilling a bank, or the arguments of the same parity, before every peer has read
+ * them.
+ */
+#include "coll/shm/shm.h"
+#include "local/copy.h"
+
+/* Bytes a one-step call may put in the bank: past this the pipeline's overlap pays for its
+ * second step. */
+enum { SMALL_MAX = 16 << 10 };
+
+int vred_shm_small_fits(const vred_shm *s, int bcast, size_t block, int p)
+{
+    size_t bytes = bcast ? block : block * (size_t)p;
+    return bytes <= SMALL_MAX && bytes <= s->bank_bytes;
+}
+
+/* Every rank's arguments of this round into out[] (the front's agreement form). */
+static void gather_args(const vred_shm *s, int parity, int out[5])
+{
+    out[0] = 1, out[1] = out[3] = INT32_MAX, out[2] = out[4] = INT32_MAX;
+    for (int i = 0; i < s->size; i++) {
+        const int32_t *g = s->ctl[i].args[parity];
+        int ok = __atomic_load_n(&g[0], __ATOMIC_RELAXED);
+        int root = __atomic_load_n(&g[1], __ATOMIC_RELAXED);
+        int key = __atomic_load_n(&g[2], __ATOMIC_RELAXED);
+        if (!ok) out[0] = 0;
+        if (root < out[1]) out[1] = root;
+        if (-root < out[2]) out[2] = -root;
+        if (key < out[3]) out[3] = key;
+        if (-key < out[4]) out[4] = -key;
+    }
+}
+
+int vred_shm_small_move(vred_shm *s, int bcast, const void *sbuf, void *rbuf, size_t block,
+                        int root, int ok, int key, int out[5])
+{
+    int r = s->rank, p = s->size;
+    char *bank = vred_shm_round_begin(s);
+    int parity = (int)(s->round & 1);
+    if (ok && block) {
+        if (!bcast) vred_copy(bank + (size_t)r * block, sbuf, block, 0);
+        else if (r == root) vred_copy(bank, sbuf, block, 0);
+    }
+    int32_t *mine = s->ctl[r].args[parity];
+    __atomic_store_n(&mine[0], ok, __ATOMIC_RELAXED);
+    __atomic_store_n(&mine[1], root, __ATOMIC_RELAXED);
+    __atomic_store_n(&mine[2], key, __ATOMIC_RELAXED);
+    vred_shm_post(s);
+    vred_shm_wait_all(s, s->seq);
+    gather_args(s, parity, out);
+    int served = out[0] && out[1] == -out[2];
+    if (served && block) {
+        char *rb = rbuf;
+        if (bcast) {
+            if (r != root) vred_copy(rb, bank, block, 0);
+        } else {
+            for (int q = 0; q < p; q++)
+                if (q != r) vred_copy(rb + (size_t)q * block, bank + (size_t)q * block, block, 0);
+            if (sbuf != rb + (size_t)r * block) vred_copy(rb + (size_t)r * block, sbuf, block, 0);
+        }
+    }
+    vred_shm_round_end(s); /* the bank and this round's arguments are read */
+    return served;
+}
