@@ -163,6 +163,16 @@ int vred_copy_use_nt(int non_temporal, size_t working_set)
     }
 }
 
+int vred_copy_in_nt(size_t bytes, size_t from)
+{
+    int m = __atomic_load_n(&mode_override, __ATOMIC_RELAXED);
+    switch (m >= 0 ? (vred_nt_mode)m : vred_config_get()->nt) {
+    case VRED_NT_OFF: return 0;
+    case VRED_NT_ON: return 1;
+    default: return bytes >= from;
+    }
+}
+
 size_t vred_copy_cache_bytes(void)
 {
     /* C = c' (+ p c'' when the last level does not hold copies of the private levels: then a
