@@ -21,12 +21,6 @@
 #include "coll/shm/ma.h"
 #include "local/copy.h"
 
-/* The root folds a chunk only once the others have copied it: with the whole message in one
- * chunk (up to I_max per part) it waits for the whole copy, then folds alone. So a message of at
- * least MIN_CHUNKS parts of MIN_PART bytes goes in MIN_CHUNKS chunks or more, and the root's
- * fold of chunk c overlaps the copy of chunk c + 1. */
-enum { MIN_CHUNKS = 4, MIN_PART = 8 << 10 };
-
 /* The first step copies a part into the bank for the next rank, which read that bank's lines
  * the round before last: from this many bytes the copy streams (copy.h, vred_copy_in_nt), as
  * long as the collective's working set fits the cache. 2 ranks on Zen 4, against Open MPI 4.1
@@ -102,21 +96,13 @@ static void root_round(const chain *ch, size_t c)
     vred_shm_round_end(s);
 }
 
-/* Elements per part: the fewest chunks, or MIN_CHUNKS where that keeps parts of MIN_PART. */
-static size_t chain_part(const vred_shm *s, size_t count, size_t es, int m)
-{
-    size_t fewest = vred_shm_slice(s, count, es, m);
-    size_t split = vred_shm_slice_within(count, es, m * MIN_CHUNKS, s->slice_max);
-    return split * es >= MIN_PART && split < fewest ? split : fewest;
-}
-
 int vred_shm_reduce_ma(const vred_shm_args *a)
 {
     int p = a->n->size;
     if (a->count == 0) return MPI_SUCCESS;
     if (a->n->sockets > 1) return vred_ma_run(a, VRED_MA_REDUCE);
     chain ch = {a, a->n->shm, p - 1, 0, a->esize, SIZE_MAX};
-    ch.I = chain_part(ch.s, a->count, a->esize, ch.m);
+    ch.I = vred_shm_slice(ch.s, a->count, a->esize, ch.m);
     /* Working set: the p send buffers and the root's receive buffer. */
     size_t s = a->count * a->esize;
     if (s <= vred_copy_cache_bytes() / (size_t)(p + 1)) ch.stream_from = STREAM_PART;
