@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The across-node algorithms where the network is the limit (issue 17): hosts are network
-# namespaces whose links are shaped by tc tbf (scripts/multihost.sh), one rank per host, each
-# host on its own CPU where there are enough.
+# namespaces whose links are shaped by tc tbf (scripts/multihost.sh), each host on its own CPU
+# where there are enough.
 #
-#   1. reduce and allreduce, float SUM, 1-64 MiB, on 2 and 3 hosts at 1 and 10 Gbit/s, both MPIs:
-#      the MPI alone, vred's automatic choice, each vred algorithm (vred-bench coll --algs), and
-#      the model's prediction of each (vred-bench's predicted_us);
+#   1. reduce and allreduce, float SUM, 1-64 MiB, on 2 and 3 hosts x 1 rank and 2 hosts x 2 ranks,
+#      at 1 and 10 Gbit/s, both MPIs: the MPI alone; vred's automatic choice as users get it
+#      (VRED_LEARN=on, learned afresh for this run in OUT/learned/: the first call of a size
+#      class times the MPI against vred's candidates); the cost model's choice (VRED_LEARN=off);
+#      each vred algorithm (vred-bench coll --algs) and the model's prediction of each
+#      (vred-bench's predicted_us);
 #   2. compression against sparsity (Bits, Idx forced; dense), reduce, 2 hosts, Open MPI, at each
 #      rate: where each format breaks even with the dense message (the second paper: 35% zeros
 #      Bits, 65% Idx, 1 Gbit/s);
@@ -13,18 +16,20 @@
 #      (2 hosts sharing every CPU, --cpus shared).
 #
 # usage: bench/run_multihost.sh [--build DIR] [--out DIR] [--mpis "openmpi mpich"]
-#            [--hosts "2 3"] [--rates "1gbit 10gbit"] [--sizes 1M,4M,16M,64M]
+#            [--hosts "2 3"] [--ppns "1 2"] [--rates "1gbit 10gbit"] [--sizes 1M,4M,16M,64M]
 #            [--sparse-size 16M] [--sparsities "0 0.2 ..."] [--parts "coll sparse threads"]
 #            [--budget S]
-# Writes OUT/table.txt (what is printed) and OUT/multihost.csv (part 1), OUT/sparse.csv (part 2),
-# OUT/threads.csv (part 3), and every vred-bench CSV under OUT/raw/. Needs root (namespaces):
-# exits 77 otherwise. VRED_LEARN=off throughout (the model's choice is what is measured).
+# A shape of more than 4 ranks (hosts x ppn) is left out: 2 CPUs. Writes OUT/table.txt (what is
+# printed) and OUT/multihost.csv (part 1), OUT/sparse.csv (part 2), OUT/threads.csv (part 3),
+# and every vred-bench CSV under OUT/raw/. Needs root (namespaces): exits 77 otherwise.
+# VRED_LEARN=off except for the learned runs of part 1.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../build
 out=$here/results/multihost
 mpis="openmpi mpich"
 hostss="2 3"
+ppns="1 2"
 rates="1gbit 10gbit"
 sizes=1M,4M,16M,64M
 ssize=16M
@@ -37,6 +42,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --mpis) mpis=$2; shift 2 ;;
     --hosts) hostss=$2; shift 2 ;;
+    --ppns) ppns=$2; shift 2 ;;
     --rates) rates=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --sparse-size) ssize=$2; shift 2 ;;
@@ -56,69 +62,87 @@ cpu=$(lscpu | awk -F: '/^Model name/ { gsub(/^ +/, "", $2); m = $2 } /^CPU famil
   /^Model:/ { gsub(/ /, "", $2); o = $2 } END { printf "%s (family %s, model %s)", m, f, o }')
 echo "# run_multihost.sh $(date -u +%Y-%m-%dT%H:%MZ), $cpu, $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# bench MPI HOSTS RATE CSV [multihost options --] vred-bench coll options...
+# bench MPI HOSTS PPN RATE CSV [multihost options --] vred-bench coll options...
 bench() {
-  local mpi=$1 hosts=$2 rate=$3 csv=$4
-  shift 4
+  local mpi=$1 hosts=$2 ppn=$3 rate=$4 csv=$5
+  shift 5
   local mo=()
   while [ "$1" != -- ]; do mo+=("$1"); shift; done
   shift
-  "$mh" --mpi "$mpi" --hosts "$hosts" --ppn 1 --rate "$rate" --timeout 900 "${mo[@]}" -- \
+  "$mh" --mpi "$mpi" --hosts "$hosts" --ppn "$ppn" --rate "$rate" --timeout 1800 "${mo[@]}" -- \
     "$build/$mpi/vred-bench" coll --budget "$budget" --csv "$csv" "$@" >/dev/null
 }
 
 if [[ " $parts " == *" coll "* ]]; then
   echo
-  echo "# 1. reduce and allreduce, f32 SUM, one rank per host; x = MPI time / vred time (> 1: vred faster)"
+  echo "# 1. reduce and allreduce, f32 SUM; x = MPI time / vred time (> 1: vred faster)"
+  rm -rf "$out/learned"
   for mpi in $mpis; do
     for hosts in $hostss; do
-      for rate in $rates; do
-        csv=$out/raw/coll-$mpi-$hosts-$rate.csv
-        bench "$mpi" "$hosts" "$rate" "$csv" -- --coll allreduce,reduce \
-          --algs auto,binomial,redscat,ring,recdbl --sizes "$sizes" ||
-          echo "# $mpi $hosts hosts $rate: the run failed (exit $?)"
-        echo "# $mpi, $hosts hosts, $rate: load $(cut -d' ' -f1 /proc/loadavg)"
+      for ppn in $ppns; do
+        [ $((hosts * ppn)) -le 4 ] || continue
+        for rate in $rates; do
+          shape=${hosts}x$ppn
+          bench "$mpi" "$hosts" "$ppn" "$rate" "$out/raw/coll-$mpi-$shape-$rate.csv" -- \
+            --coll allreduce,reduce --algs auto,binomial,redscat,ring,recdbl --sizes "$sizes" ||
+            echo "# $mpi $shape $rate: the run failed (exit $?)"
+          # The automatic choice as users get it: learned at first use, kept per job shape and
+          # link in a cache of this run's own (the key names the link's decade, not its rate).
+          bench "$mpi" "$hosts" "$ppn" "$rate" "$out/raw/learned-$mpi-$shape-$rate.csv" \
+            --env VRED_LEARN=on --env XDG_CACHE_HOME="$out/learned/$mpi-$shape-$rate" -- \
+            --coll allreduce,reduce --algs auto --sizes "$sizes" ||
+            echo "# $mpi $shape $rate: the learned run failed (exit $?)"
+          echo "# $mpi, $shape, $rate: load $(cut -d' ' -f1 /proc/loadavg)"
+        done
       done
     done
   done
   python3 - "$out" <<'EOF'
 import csv, glob, os, sys
 out = sys.argv[1]
-rows = []
-for f in sorted(glob.glob(os.path.join(out, "raw", "coll-*.csv"))):
-    _, mpi, hosts, rate = os.path.basename(f)[:-4].split("-")
-    for r in csv.DictReader(open(f)):
-        r.update(mpi=mpi, hosts=hosts, rate=rate)
-        rows.append(r)
-key = lambda r: (r["mpi"], int(r["hosts"]), r["rate"], r["collective"], int(r["size_bytes"]))
-groups = {}
-for r in rows:
-    groups.setdefault(key(r), {})[r["impl"]] = r
+def load(kind):
+    """{(mpi, hosts, ppn, rate, collective, bytes): {impl: row}} from OUT/raw/KIND-*.csv"""
+    groups = {}
+    for f in sorted(glob.glob(os.path.join(out, "raw", kind + "-*.csv"))):
+        _, mpi, shape, rate = os.path.basename(f)[:-4].split("-")
+        hosts, ppn = shape.split("x")
+        for r in csv.DictReader(open(f)):
+            k = (mpi, int(hosts), int(ppn), rate, r["collective"], int(r["size_bytes"]))
+            groups.setdefault(k, {})[r["impl"]] = r
+    return groups
+model, learned = load("coll"), load("learned")
 algs = ["binomial", "redscat", "ring", "recdbl"]
+us = lambda g, a: float(g[a]["median_us"]) if a in g and g[a]["median_us"] else None
 with open(os.path.join(out, "multihost.csv"), "w") as f:
     w = csv.writer(f)
-    w.writerow(["mpi", "hosts", "rate", "collective", "size_bytes", "mpi_us", "auto_us", "auto_alg",
-                "x_auto"] + [a + "_us" for a in algs] + [a + "_model_us" for a in algs] + ["cpu"])
+    w.writerow(["mpi", "hosts", "ppn", "rate", "collective", "size_bytes", "mpi_us", "auto_us", "auto_alg",
+                "x_auto", "learned_mpi_us", "learned_us", "learned_alg", "x_learned"] +
+               [a + "_us" for a in algs] + [a + "_model_us" for a in algs] + ["cpu"])
     last = None
-    for k in sorted(groups):
-        g = groups[k]
+    for k in sorted(model):
+        g, l = model[k], learned.get(k, {})
         if "mpi" not in g or "auto" not in g:
             continue
-        mpi_us = float(g["mpi"]["median_us"]); auto_us = float(g["auto"]["median_us"])
-        t = [g[a]["median_us"] if a in g else "" for a in algs]
+        mpi_us, auto_us = us(g, "mpi"), us(g, "auto")
+        lm, la = us(l, "mpi"), us(l, "auto")
+        t = [us(g, a) for a in algs]
         m = [g[a]["predicted_us"] if a in g else "" for a in algs]
-        w.writerow(list(k) + [mpi_us, auto_us, g["auto"]["served_by"], round(mpi_us / auto_us, 3)] +
-                   t + m + [g["mpi"]["cpu"]])
-        if k[:4] != last:
-            last = k[:4]
-            print(f"\n# {k[0]}, {k[1]} hosts x 1 rank, {k[2]}, {k[3]}: median us (model's prediction)")
-            print(f"{'size':>9} {'MPI':>9} {'auto':>9} {'alg':>8} {'x:auto':>6} " +
+        xl = round(lm / la, 3) if lm and la else ""
+        w.writerow(list(k) + [mpi_us, auto_us, g["auto"]["served_by"], round(mpi_us / auto_us, 3),
+                              lm or "", la or "", l["auto"]["served_by"] if la else "", xl] +
+                   [x or "" for x in t] + m + [g["mpi"]["cpu"]])
+        if k[:5] != last:
+            last = k[:5]
+            print(f"\n# {k[0]}, {k[1]} hosts x {k[2]} rank(s), {k[3]}, {k[4]}: median us (model's prediction);"
+                  " learned: its own run, against the MPI in that run")
+            print(f"{'size':>9} {'MPI':>9} {'model':>9} {'alg':>8} {'x':>5} {'learned':>9} {'alg':>8} {'x':>5} " +
                   " ".join(f"{a:>17}" for a in algs) + "  x:best")
-        best = min(float(x) for x in t if x)
-        cells = " ".join(f"{float(x):9.0f} ({float(p):5.0f})" if x else f"{'-':>17}"
+        best = min(x for x in t if x) if any(t) else None
+        cells = " ".join(f"{x:9.0f} ({float(p):5.0f})" if x and p else f"{x:9.0f} {'':7}" if x else f"{'-':>17}"
                          for x, p in zip(t, m))
-        print(f"{k[4] >> 20:>8}M {mpi_us:9.0f} {auto_us:9.0f} {g['auto']['served_by']:>8} "
-              f"{mpi_us / auto_us:6.2f} {cells}  {mpi_us / best:6.2f}")
+        lcell = f"{la:9.0f} {l['auto']['served_by']:>8} {xl:5.2f}" if xl else f"{'-':>9} {'':>8} {'':>5}"
+        print(f"{k[5] >> 20:>8}M {mpi_us:9.0f} {auto_us:9.0f} {g['auto']['served_by']:>8} "
+              f"{mpi_us / auto_us:5.2f} {lcell} {cells}  " + (f"{mpi_us / best:6.2f}" if best else "-"))
 EOF
 fi
 
@@ -133,7 +157,7 @@ if [[ " $parts " == *" sparse "* ]]; then
       declare -A t=()
       for mode in off bits idx; do
         csv=$out/raw/sparse-$rate-$s-$mode.csv
-        bench openmpi 2 "$rate" "$csv" --env VRED_SPARSE=$mode -- --coll reduce --algs binomial \
+        bench openmpi 2 1 "$rate" "$csv" --env VRED_SPARSE=$mode -- --coll reduce --algs binomial \
           --sizes "$ssize" --sparsity "$s" --validate || true
         t[$mode]=$(awk -F, -v i=binomial 'NR > 1 && $12 == i { print $16 }' "$csv" 2>/dev/null)
         [ $mode = off ] && t[mpi]=$(awk -F, 'NR > 1 && $12 == "mpi" { print $16 }' "$csv" 2>/dev/null)
@@ -156,7 +180,7 @@ if [[ " $parts " == *" threads "* ]]; then
   for rate in $rates; do
     for th in 1 2; do
       csv=$out/raw/threads-$rate-$th.csv
-      bench openmpi 2 "$rate" "$csv" --cpus shared --env VRED_THREADS=$th -- \
+      bench openmpi 2 1 "$rate" "$csv" --cpus shared --env VRED_THREADS=$th -- \
         --coll allreduce,reduce --algs auto --sizes 64M || true
       python3 - "$csv" "$rate" "$th" "$out/threads.csv" <<'EOF'
 import csv, sys

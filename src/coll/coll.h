@@ -130,8 +130,11 @@ int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes);
 vred_alg vred_select_learned(vred_coll coll, const vred_comm *vc, size_t bytes);
 /* What calibration compares for (coll, bytes) on vc: VRED_ALG_MPI first, then each of vred's
  * algorithms the automatic choice could pick at that size (the shared-memory ones usable on vc,
- * the model's cheapest point-to-point one). Returns how many (at most 4). */
-int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg out[4]);
+ * the model's cheapest point-to-point one; across nodes its next cheapest too, as room allows).
+ * Returns how many (at most VRED_SELECT_CANDIDATES). */
+enum { VRED_SELECT_CANDIDATES = 4 };
+int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,
+                           vred_alg out[VRED_SELECT_CANDIDATES]);
 /* The point-to-point algorithm the model picks (the leaders' stage of a hierarchical
  * algorithm: no thresholds, no forcing). */
 vred_coll_fn vred_select_between_nodes(vred_coll coll, const vred_comm *vc, size_t bytes);

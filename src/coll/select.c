@@ -152,7 +152,8 @@ int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes)
     return k >= 0 && vc->learned.alg[coll][k] == VRED_ALG_AUTO ? k : -1;
 }
 
-int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg out[4])
+int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,
+                           vred_alg out[VRED_SELECT_CANDIDATES])
 {
     int n = 0;
     out[n++] = VRED_ALG_MPI;
@@ -168,8 +169,23 @@ int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes, vr
             continue;
         out[n++] = r->alg;
     }
-    const rule *p = p2p_choice(coll, vc, bytes);
-    if (p) out[n++] = p->alg;
+    /* Then the point-to-point rules, cheapest by the model first: on one node the model's
+     * choice, across nodes as many as there is room for. There the model's ranking can be
+     * wrong where its alpha is not what a step costs (more busy ranks than cores: a step waits
+     * for a rank the scheduler took off its core, and ring's 2(p-1) steps lose to binomial's
+     * log p; 3 namespaced hosts on 2 CPUs, docs/multihost.md). */
+    const rule *p2p[VRED_ALG_COUNT];
+    int np = 0;
+    for (int i = 0; i < NRULES; i++)
+        if (rules[i].coll == coll && rules[i].fam == VRED_FAMILY_P2P) p2p[np++] = &rules[i];
+    for (int i = 1; i < np; i++) /* insertion sort by predicted cost: a handful of rows */
+        for (int j = i; j > 0 && vred_predict(coll, p2p[j]->alg, vc, bytes) <
+                                     vred_predict(coll, p2p[j - 1]->alg, vc, bytes); j--) {
+            const rule *t = p2p[j];
+            p2p[j] = p2p[j - 1], p2p[j - 1] = t;
+        }
+    int room = vc->nodes > 1 ? VRED_SELECT_CANDIDATES : n + 1;
+    for (int i = 0; i < np && n < room; i++) out[n++] = p2p[i]->alg;
     return n;
 }
 

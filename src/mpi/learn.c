@@ -20,7 +20,7 @@
 #include "mpi/learn.h"
 #include "coll/shm/node.h"
 
-enum { ROUNDS = 5, MAX_BATCH = 64, NCAND = 4, WARM_CALLS = 1000 };
+enum { ROUNDS = 5, MAX_BATCH = 64, NCAND = VRED_SELECT_CANDIDATES, WARM_CALLS = 1000 };
 /* MARGIN: vred's pick must beat the MPI by this much, more than the spread of one batch's
  * median between two runs (3-5% measured), or a tie is kept as vred's and benchmarks then find
  * it 0.9x the MPI. WARM_S: see warm_mpi. */

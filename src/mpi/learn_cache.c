@@ -4,8 +4,11 @@
  * depends on that can change between runs: the CPU (vendor, family, model, stepping, name: the
  * machine kind's CPU changes from day to day), the ISA vred runs, the CPUs online, the MPI
  * library's version, this libvred build (path, size, mtime: a rebuilt library may run other
- * code), the communicator's shape and the knobs that change vred's algorithms. The file repeats
- * the key, so a hash collision or a stale file is never read as a match.
+ * code), the communicator's shape, the link between its nodes (the decade of the rate the model
+ * measured: 0.1, 1, 10, 100 Gbit/s, so that a job on another network measures again while the
+ * probe's spread, 0.5-0.9 Gbit/s on a 1 Gbit/s link, keeps one key) and the knobs that change
+ * vred's algorithms. The file repeats the key, so a hash collision or a stale file is never read
+ * as a match.
  *
  *   # vred learned selection (VRED_LEARN, docs/collectives.md); delete to measure again
  *   key cpu=AuthenticAMD 25/17/1 AMD EPYC;isa=avx512;...
@@ -19,6 +22,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +102,9 @@ void vred_learn_file_for(const vred_comm *vc, vred_learn_file *f)
     int n = snprintf(f->key, sizeof f->key, "cpu=%s;isa=%s;cpus=%ld;mpi=%s;vred=%s;ranks=%d;"
                      "nodes=%d;ppn=%d", cpu, vred_isa_name(vred_isa_active()),
                      sysconf(_SC_NPROCESSORS_ONLN), mpi, build, vc->size, vc->nodes, vc->ppn);
+    if (vc->nodes > 1 && vc->model.beta_net > 0 && n > 0 && (size_t)n < sizeof f->key)
+        n += snprintf(f->key + n, sizeof f->key - (size_t)n, ";link_gbit=%g",
+                      pow(10, lround(log10(8e-9 / vc->model.beta_net))));
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++) {
         const char *v = getenv(knobs[i]);
         if (v && *v && n > 0 && (size_t)n < sizeof f->key)

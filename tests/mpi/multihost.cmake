@@ -54,7 +54,11 @@ add_test(NAME multihost_teardown_${flavor}
 add_test(NAME multihost_link_${flavor}
   COMMAND ${PROJECT_SOURCE_DIR}/tests/multihost/link.sh ${flavor}
           $<TARGET_FILE:test_mpi_coll_${flavor}> --only=allreduce --quick --sample=40:3)
-list(APPEND names multihost_teardown_${flavor} multihost_link_${flavor})
+# The learned selection across hosts: a key with the link's decade, three point-to-point
+# candidates against the MPI.
+add_test(NAME multihost_learn_${flavor}
+  COMMAND ${PROJECT_SOURCE_DIR}/tests/multihost/learn.sh ${flavor} $<TARGET_FILE:vred_bench_${flavor}>)
+list(APPEND names multihost_teardown_${flavor} multihost_link_${flavor} multihost_learn_${flavor})
 if(NOT ompi)
   # UCX over TCP between the ranks of one host too (the harness's UCX_TLS=self,tcp, so that
   # nothing bypasses the link) tripled these runs (30 -> 94 s); the link test keeps TCP, these

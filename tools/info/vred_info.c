@@ -346,7 +346,7 @@ static void print_learned(void)
     if (xdg && xdg[0] == '/') snprintf(dir, sizeof dir, "%s/vred/learned", xdg);
     else if (home && home[0] == '/') snprintf(dir, sizeof dir, "%s/.cache/vred/learned", home);
     else dir[0] = 0;
-    printf("\nLearned selection (VRED_LEARN; per CPU, MPI, libvred build and communicator shape)\n");
+    printf("\nLearned selection (VRED_LEARN; per CPU, MPI, libvred build, communicator shape and link)\n");
     printf("  directory:       %s\n", dir[0] ? dir : "(none: no HOME or XDG_CACHE_HOME)");
     DIR *d = dir[0] ? opendir(dir) : NULL;
     int n = 0;
