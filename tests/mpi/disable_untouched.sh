@@ -31,7 +31,6 @@ done
 # internal symbols of libvred-mpi.so, set once the program has started); the control hits one.
 if command -v gdb >/dev/null; then
     cmds=$(mktemp)
-    trap 'rm -f "$trace" "$cmds"' EXIT
     cat >"$cmds" <<'GDB'
 set pagination off
 set confirm off
@@ -42,16 +41,28 @@ continue
 kill
 quit
 GDB
+    # Each rank's gdb writes its own file: through the launcher's shared stdout, two ranks'
+    # lines can merge and hide an "exited normally" (a CI run saw 1 of 2).
+    logs=$(mktemp -d)
+    trap 'rm -rf "$trace" "$cmds" "$logs"' EXIT
     for disable in 1 0; do
-        VRED_DISABLE=$disable "${mpiexec[@]}" -np 2 gdb -batch -x "$cmds" --args "$exe" --valid \
-            >"$trace" 2>&1
-        set_bp=$(( $(grep -c '^Breakpoint [0-9]* at' "$trace") / 2 - 1 )) # per rank, not main
-        hits=$(grep -cE 'hit Breakpoint [0-9]+, .* in vred_' "$trace")
-        ended=$(grep -c 'exited normally' "$trace")
-        echo "VRED_DISABLE=$disable under gdb: $set_bp kernel breakpoints, $hits hit, $ended ranks ended normally"
-        if [ "$set_bp" -lt 100 ] || { [ $disable = 1 ] && { [ "$hits" != 0 ] || [ "$ended" != 2 ]; }; } ||
+        rm -f "$logs"/rank.*
+        VRED_DISABLE=$disable "${mpiexec[@]}" -np 2 sh -c \
+            'exec gdb -batch -x "$1" --args "$2" --valid >"$3/rank.$$" 2>&1' sh "$cmds" "$exe" "$logs"
+        set_bp=0 hits=0 ended=0 ranks=0
+        for log in "$logs"/rank.*; do
+            [ -e "$log" ] || continue
+            ranks=$((ranks + 1))
+            set_bp=$(( $(grep -c '^Breakpoint [0-9]* at' "$log") - 1 )) # not main
+            hits=$((hits + $(grep -cE 'hit Breakpoint [0-9]+, .* in vred_' "$log")))
+            grep -q 'exited normally' "$log" && ended=$((ended + 1))
+        done
+        echo "VRED_DISABLE=$disable under gdb: $ranks ranks, $set_bp kernel breakpoints, $hits hit, $ended ranks ended normally"
+        if [ "$ranks" != 2 ] || [ "$set_bp" -lt 100 ] ||
+            { [ $disable = 1 ] && { [ "$hits" != 0 ] || [ "$ended" != 2 ]; }; } ||
             { [ $disable = 0 ] && [ "$hits" = 0 ]; }; then
             echo "FAIL"
+            for log in "$logs"/rank.*; do echo "--- $log"; tail -5 "$log"; done
             fail=1
         fi
     done
