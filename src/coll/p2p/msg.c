@@ -269,6 +269,24 @@ static int overlaps(const void *p, size_t pb, const void *q, size_t qb)
 }
 
 /*
+ * Would the MPI's copy of the peer's segment into out be slow? The peer sends its own copy of
+ * the block that `local` holds here (every rank lays out its buffers alike, as SPMD programs
+ * and malloc do), so its source sits where local does in its page. Copies whose destination is
+ * 1-15 bytes past its source in the page run at a fraction of their speed on AMD Zen (`rep
+ * movsb`, in glibc's memcpy and in the kernel's copy that single-copy transports use;
+ * docs/kernels.md, "Alignment"): a u8 allreduce at 1 MiB with the send buffer page-aligned and
+ * the receive buffer at 1 took 2.1-3.7x its aligned time in ring, binomial and recdbl (Open MPI
+ * 4.1, Zen 4). Such segments land in page-aligned scratch instead, and the fold reads them from
+ * there (three memory streams where two would do, far cheaper than the slow copy). Between
+ * nodes the data comes from a socket, not from the peer's buffer: no such pair.
+ */
+static int slow_copy_pair(const void *out, const void *local)
+{
+    size_t d = ((uintptr_t)out - (uintptr_t)local) & 4095;
+    return d >= 1 && d <= 15;
+}
+
+/*
  * The receive side of both calls: message c from src into out, folded with local (local !=
  * NULL) or plain. `hold`: out is being sent, so every segment is received into scratch and
  * consumed only once the sends (reqs[0..ns)) are complete.
@@ -294,14 +312,16 @@ static int receive(const vred_coll_args *a, const cut *c, int src, const void *l
                 return rc;
         return MPI_SUCCESS;
     }
-    /* Straight into out unless out is the local operand of a fold. Landing in out, every
-     * segment's receive (up to 256) is posted at once (the request array has room): a segment
-     * whose receive is not yet posted arrives unexpected, and over a transport with a
-     * rendezvous (Open MPI's TCP BTL above its 64 KiB eager limit) it is buffered, then
-     * waits a round trip for its clear-to-send once it is posted. Between namespaced hosts
-     * (docs/multihost.md) a window of 4 took allreduce at 64 MiB from 1.6x faster than Open
-     * MPI's to 1.4x slower. Into scratch slots, a window of them: wider between nodes. */
-    int direct = !local || !overlaps(local, c->n * c->es, out, c->n * c->es);
+    /* Straight into out unless out is the local operand of a fold or the copy there would be
+     * slow (slow_copy_pair). Landing in out, every segment's receive (up to 256) is posted at
+     * once (the request array has room): a segment whose receive is not yet posted arrives
+     * unexpected, and over a transport with a rendezvous (Open MPI's TCP BTL above its 64 KiB
+     * eager limit) it is buffered, then waits a round trip for its clear-to-send once it is
+     * posted. Between namespaced hosts (docs/multihost.md) a window of 4 took allreduce at
+     * 64 MiB from 1.6x faster than Open MPI's to 1.4x slower. Into scratch slots, a window of
+     * them: wider between nodes. */
+    int direct = !local || (!overlaps(local, c->n * c->es, out, c->n * c->es) &&
+                            !(a->vc->nodes == 1 && slow_copy_pair(out, local)));
     int maxwin = direct ? VRED_MSG_POSTED_MAX
                  : a->vc->nodes > 1 ? VRED_MSG_WINDOW_NET : VRED_MSG_WINDOW;
     int win = c->count < (size_t)maxwin ? (int)c->count : maxwin;
