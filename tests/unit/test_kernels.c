@@ -231,9 +231,12 @@ typedef struct {
     unsigned char *two, *three, *alias, *nary[NSRC + 1], *all;
 } outputs;
 
+/* Page-aligned, so that the offsets below also set where the buffers sit against each other in
+ * their pages: the kernels' loops run backwards when the output sits 33-63 bytes above an input
+ * there (simd_body.h); the last offset set does that, the others run forwards. */
 static unsigned char *xalloc(size_t bytes)
 {
-    unsigned char *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    unsigned char *p = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096 + 4096);
     if (!p) { perror("aligned_alloc"); exit(2); }
     return p;
 }
@@ -338,10 +341,14 @@ static void sweep(void)
                 size_t wv = 64 / size ? 64 / size : 1; /* elements per cache line */
                 /* Byte offsets from a 64-byte boundary: aligned; whole elements off the cache
                  * line; and off by bytes inside an element (MPI buffers may be anywhere). */
-                size_t offsets[3][3] = {{0, 0, 0},
+                /* The last set puts the 3-buffer and n-ary outputs 48 bytes above their
+                 * inputs in the page: from 64 KiB (the largest length) the loop runs backwards
+                 * (simd_body.h). */
+                size_t offsets[4][3] = {{0, 0, 0},
                                         {(1 % wv) * size, (2 % wv) * size, (3 % wv) * size},
-                                        {(wv - 1) * size + 1, 3, size + 5}};
-                for (int oi = 0; oi < 3; oi++) {
+                                        {(wv - 1) * size + 1, 3, size + 5},
+                                        {0, 0, 48}};
+                for (int oi = 0; oi < 4; oi++) {
                     const size_t *offs = offsets[oi];
                     /* each source's elements start at the offset it is read at */
                     for (int j = 0; j < NSRC; j++)
