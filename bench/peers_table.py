@@ -5,6 +5,7 @@
    choice over it (> 1: vred faster; the two alternate in one process), with what the choice was
    (an algorithm, or `mpi` where vred measured the MPI faster and left the call to it). Then per
    MPI the worst ratio, and the cells under a floor (default 0.95: the "never slower" bar).
+   With several rounds in a CSV, every cell is its quietest round's (combine).
 2. Per collective and size, the medians themselves (us): each MPI alone and vred over it; the
    fastest MPI alone ("best alone") and the fastest vred-over-an-MPI ("best vred"), and best
    alone / best vred (> 1: vred faster than any MPI alone). Then, as lines to grep, the reduction
@@ -37,20 +38,41 @@ def us(v):
     return f"{v:.3f}" if v < 1 else f"{v:.2f}" if v < 10 else f"{v:.1f}" if v < 100 else f"{v:.0f}"
 
 
+def combine(pairs):
+    """One cell from the rounds' (MPI row, vred row) pairs: the quietest round's, the one whose
+    MPI and vred medians sum to the least, so that the two columns and their ratio still come
+    from one process where they alternated; its choice, with "*" where the rounds' differed.
+    Not the median over the rounds: the machine's slow spells last minutes (docs/peers.md), and
+    on 2026-11-24 two of three rounds of Open MPI 4.1 sat in one (allreduce 4 KiB: 0.88 us in
+    the first round, 2.4-2.7 us in the next two, for the MPI 1.7 and 3.8-4.2)."""
+    m, v = min(pairs, key=lambda mv: float(mv[0]["median_us"]) + float(mv[1]["median_us"]))
+    picks = {a["served_by"] for _, a in pairs}
+    return Cell(float(m["median_us"]), float(v["median_us"]), float(v["mpi_over_impl"]),
+                v["served_by"] + ("*" if len(picks) > 1 else ""))
+
+
 def load(runs):
     """cells: (collective, size) -> {name: Cell}, in the order of the CSVs; meta: name ->
-    (library, ranks, sync, buffers, cpu); rows: name -> that CSV's rows (for the plots)."""
+    (library, ranks, sync, buffers, cpu); rows: name -> that CSV's rows (for the plots).
+
+    A CSV may hold several rounds (bench/run_peers.sh --rounds: each a run in new processes, one
+    after the other): the k-th "mpi" row of a cell pairs with its k-th "auto" row, and the cell
+    is the quietest round's (combine)."""
     cells, meta, rows = OrderedDict(), {}, {}
     for name, path in runs:
         with open(path, newline="") as f:
             rows[name] = list(csv.DictReader(f))
-        mpi = {(r["collective"], int(r["size_bytes"])): r for r in rows[name] if r["impl"] == "mpi"}
+        mpi, auto = OrderedDict(), OrderedDict()
         for r in rows[name]:
             key = (r["collective"], int(r["size_bytes"]))
-            if r["impl"] != "auto" or key not in mpi:
+            if r["impl"] in ("mpi", "auto"):
+                (mpi if r["impl"] == "mpi" else auto).setdefault(key, []).append(r)
+        for key, vs in auto.items():
+            pairs = list(zip(mpi.get(key, []), vs))
+            if not pairs:
                 continue
-            cells.setdefault(key, {})[name] = Cell(float(mpi[key]["median_us"]), float(r["median_us"]),
-                                                   float(r["mpi_over_impl"]), r["served_by"])
+            cells.setdefault(key, {})[name] = combine(pairs)
+            r = vs[0]
             meta[name] = (r["mpi_library"].split(";")[0], r["ranks"], r["sync"], r["buffers"],
                           r.get("cpu", "?"))
     return cells, meta, rows

@@ -1051,6 +1051,15 @@ def peers_figures(R, names, cells, rs):
         R.fig(path, f"{os.path.basename(path)[6:-4]}: each MPI alone and vred over it")
 
 
+def peers_rounds(rs):
+    """How many runs (bench/run_peers.sh --rounds) the CSVs hold: the MPI rows of one cell."""
+    for rows_ in rs.values():
+        keys = [(r["collective"], r["size_bytes"]) for r in rows_ if r["impl"] == "mpi"]
+        if keys:
+            return keys.count(keys[0])
+    return 0
+
+
 def exp_peers(R):
     d = R.header("peers", "10. vred over each MPI: each alone and vred over it (issue 14)")
     if not d:
@@ -1068,6 +1077,12 @@ def exp_peers(R):
     R.w("Not in the papers: vred's automatic choice over each MPI at hand against that MPI alone, the two "
         "alternating in one process (`vred-bench coll --algs auto`), 2 ranks, float SUM; then the fastest MPI "
         "alone against the fastest vred, which compares runs of different MPIs made one after the other.\n")
+    n_rounds = peers_rounds(rs)
+    if n_rounds > 1:
+        R.w(f"\nEach MPI ran {n_rounds} times, in turn with the others, each time in new processes; every "
+            "cell below is its quietest run's: the one whose MPI and vred medians sum to the least, so both "
+            "columns and their ratio come from one process where they alternated (a whole run can sit in one "
+            "of the machine's slow spells, which last minutes: docs/peers.md).\n")
     R.w(mode_sentence([r for n in names for r in rs[n]]))
     R.w("\n".join(peers_table.meta_lines(names, meta)) + "\n")
     peers_figures(R, names, cells, rs)

@@ -298,7 +298,7 @@ x_peers() {
     fi
   done
   [ $lite = 1 ] && opt=(--sizes 4K,64K,1M,16M,64M --budget 0.3)
-  [ $quick = 1 ] && opt=(--sizes 4K,1M,64M --budget 0.1)
+  [ $quick = 1 ] && opt=(--sizes 4K,1M,64M --budget 0.1 --rounds 1)
   run peers env BUILD="$B" PEERS_BUILD="$PB" "$root/bench/run_peers.sh" --out "$out/peers" "${opt[@]}" "${names[@]}" \
     >"$o/run.txt" 2>&1 || failed+=(peers)
   end peers
