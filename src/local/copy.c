@@ -149,10 +149,15 @@ void vred_copy_set_mode(int mode)
     __atomic_store_n(&mode_override, mode, __ATOMIC_RELAXED);
 }
 
-int vred_copy_use_nt(int non_temporal, size_t working_set)
+int vred_copy_mode(void)
 {
     int m = __atomic_load_n(&mode_override, __ATOMIC_RELAXED);
-    switch (m >= 0 ? (vred_nt_mode)m : vred_config_get()->nt) {
+    return m >= 0 ? m : (int)vred_config_get()->nt;
+}
+
+int vred_copy_use_nt(int non_temporal, size_t working_set)
+{
+    switch ((vred_nt_mode)vred_copy_mode()) {
     case VRED_NT_OFF: return 0;
     case VRED_NT_ON: return non_temporal != 0;
     default:
@@ -165,8 +170,7 @@ int vred_copy_use_nt(int non_temporal, size_t working_set)
 
 int vred_copy_in_nt(size_t bytes, size_t from)
 {
-    int m = __atomic_load_n(&mode_override, __ATOMIC_RELAXED);
-    switch (m >= 0 ? (vred_nt_mode)m : vred_config_get()->nt) {
+    switch ((vred_nt_mode)vred_copy_mode()) {
     case VRED_NT_OFF: return 0;
     case VRED_NT_ON: return 1;
     default: return bytes >= from;

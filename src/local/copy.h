@@ -38,6 +38,9 @@ int vred_copy_in_nt(size_t bytes, size_t from);
 /* Override VRED_NT at run time: a vred_nt_mode (config.h), or -1 to follow VRED_NT again. */
 void vred_copy_set_mode(int mode);
 
+/* The copy mode in force: the run-time override if set, else VRED_NT (a vred_nt_mode). */
+int vred_copy_mode(void);
+
 /* C: bytes of cache a node's working set can occupy (the last level, plus the private levels
  * of every core where the last level is not inclusive), from hwloc when built with it, else
  * from sysfs. Computed once. The paper's C = c' + p c'' with c' = llc_bytes, c'' =

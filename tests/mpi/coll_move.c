@@ -12,7 +12,8 @@
  * an odd/even split, a dup and a reversed split (key = -rank); algorithms "auto", "mpi", "pipe",
  * "cma" forced in turn with vred_mpi_force(); with MPI-4, alternate cases through the _c entry
  * points. Large cases (bcast of 16 MiB + 5 bytes from the last rank, in the automatic choice's
- * single-copy range; allgather of 3 MiB + 1 per rank in place and not) under "auto" and "cma". Everywhere: nothing is written before or after the receive buffer, the send buffer
+ * single-copy range; allgather of 3 MiB + 1 per rank in place and not) under "auto", "pipe" and
+ * "cma". Everywhere: nothing is written before or after the receive buffer, the send buffer
  * (allgather) and the root's buffer (bcast) are not modified.
  * A contiguous derived type of ints is vred's, like the predefined types. Derived types other
  * than contiguous ones (MPI_Type_vector of ints, strided and not) and a
@@ -314,12 +315,14 @@ static void predefined_cases(const commi *cm, int ci, const typei *types, int nt
 }
 
 /* Past the automatic choice's single-copy threshold (bcast, 16 MiB, docs/shm.md) and many
- * slices of the pipeline: odd sizes at odd offsets, under "auto" and "cma". */
+ * slices of the pipeline: odd sizes at odd offsets, under "auto", "pipe" and "cma". The bcast's
+ * pipeline there sends whole-bank slices with ordinary stores (bcast_pipe.c), its last one 5
+ * bytes long. */
 static void large_cases(const commi *cm, const typei *byte)
 {
-    static const char *large_algs[2] = {"auto", "cma"};
+    static const char *large_algs[3] = {"auto", "pipe", "cma"};
     for (int v = 0; v < 3; v++)
-        for (int ai = 0; ai < 2; ai++) {
+        for (int ai = 0; ai < 3; ai++) {
             if (!take()) continue;
             int kind = v == 0 ? K_BCAST : K_ALLGATHER;
             long count = kind == K_BCAST ? (16L << 20) + 5 : (3L << 20) + 1;

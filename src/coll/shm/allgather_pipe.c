@@ -21,7 +21,7 @@ static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
  * nothing here: every rank both copies in and copies out, so there is no overlap to win. */
 static size_t gather_slice(const vred_shm *s, size_t block, int p)
 {
-    size_t cap = min_size(s->slice_max, s->bank_bytes / (size_t)p) / 64 * 64;
+    size_t cap = min_size(s->slice_max, s->slices_bytes / (size_t)p) / 64 * 64;
     if (cap == 0) cap = 64; /* a region too small to be useful still works, slowly */
     return min_size(block, cap);
 }
@@ -50,7 +50,7 @@ int vred_shm_allgather_pipe(const vred_shm_args *a)
     int inplace = mine == rbuf + (size_t)r * block;
     size_t slice = gather_slice(s, block, p);
     size_t stride = round_up(slice, 64); /* every part starts on its own cache line */
-    if ((size_t)p * stride > s->bank_bytes) stride = slice; /* tiny region: pack the parts */
+    if ((size_t)p * stride > s->slices_bytes) stride = slice; /* tiny region: pack the parts */
     size_t w = block * (size_t)p + block * (size_t)p * (size_t)p + 2 * (size_t)p * slice;
     int nt = vred_copy_use_nt(1, w);
     uint64_t seq0 = s->seq;

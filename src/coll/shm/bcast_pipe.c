@@ -6,11 +6,18 @@
  *
  * Copies: the copy out to a receive buffer follows the paper's adaptive rule (non-temporal
  * data, read only after the collective: streamed when the working set W = s + s (p - 1) + 2 I
- * exceeds the cache). The copy into the bank departs from it: the paper keeps it in the cache
- * for the readers, but the readers still hold the bank's lines from two slices before, and the
- * root's ordinary stores first take each line back from them. Streaming stores skip that:
- * 2 ranks on Zen 4, bcast 1 MiB 107 -> 66 us, 4 MiB 422 -> 231, 64 MiB 8.0 -> 5.2-5.7 ms
- * (every slice from 16 KiB; copy.h, vred_copy_in_nt).
+ * exceeds the cache). The copy into the bank depends on the slice. Below a core's private
+ * cache (L2) it departs from the paper: the readers still hold the bank's lines from two slices
+ * before, and the root's ordinary stores first take each line back from them. Streaming stores
+ * skip that: 2 ranks on Zen 4, bcast 1 MiB 107 -> 66 us, 4 MiB 422 -> 231, 64 MiB 8.0 -> 5.2-5.7
+ * ms (every slice from 16 KiB; copy.h, vred_copy_in_nt). From slices of a private cache
+ * (messages from 4 of them, where the bank holds one: region.c, bank_floor) it follows the
+ * paper again: two such slices later the readers' caches hold none of the bank's old lines, and
+ * ordinary stores keep the slice in the cache hierarchy for them, where streaming sends it to
+ * memory and back. 2 ranks, Zen 4 (1 MiB L2), Open MPI 4.1, back to back, malloc'd buffers,
+ * runs of the two builds alternating: 4 MiB 192-365 -> 127-156 us, 16 MiB 1.39-2.34 -> 0.84-1.61
+ * ms, 64 MiB 5.3-6.8 -> 4.8-5.4 ms; 1 MiB slices with streaming stores measured 194-296 us at 4 MiB, 256 KiB slices with
+ * ordinary ones 421-542. Unless they crawl (root_rounds).
  *
  * Synchronisation per slice (sync.h): one post by every rank (the root's announces the slice;
  * the others' only keep every rank's seq equal, which the next collective relies on), and the
@@ -20,6 +27,10 @@
 #include "coll/shm/shm.h"
 
 #include "local/copy.h"
+#include "local/topo.h"
+
+#include <stdint.h>
+#include <time.h>
 
 /* Below this, one slice: a second synchronisation costs more than the overlap saves. */
 #define PIPE_MIN_SLICE ((size_t)16 << 10)
@@ -29,27 +40,72 @@
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 /* Bytes per slice for a message of `bytes`: the whole message if it is small, else about
- * bytes / PIPE_MIN_SLICES in whole cache lines, never more than I_max nor than a bank. */
-static size_t bcast_slice(const vred_shm *s, size_t bytes)
+ * bytes / PIPE_MIN_SLICES in whole cache lines, never more than I_max nor than the slices'
+ * share of a bank; but a whole bank once such a slice would reach a private cache (`big`, when
+ * the bank is that large: the ordinary-store regime above). */
+static size_t bcast_slice(const vred_shm *s, size_t bytes, size_t big)
 {
-    size_t cap = s->slice_max < s->bank_bytes ? s->slice_max : s->bank_bytes;
+    size_t cap = s->slice_max < s->slices_bytes ? s->slice_max : s->slices_bytes;
     size_t want = round_up(bytes / PIPE_MIN_SLICES, 64);
     if (want < PIPE_MIN_SLICE) want = PIPE_MIN_SLICE;
+    if (want >= big && s->bank_bytes >= big) cap = s->bank_bytes;
     if (want > cap) want = cap;
     return bytes < want ? bytes : want;
 }
 
-/* The root: slice by slice into the banks; each slice is announced as soon as it is there. */
-static void root_rounds(vred_shm *s, const char *buf, size_t bytes, size_t slice)
+/* Whole-bank slices: ordinary stores, unless they crawl. In the host's slow spells
+ * (docs/peers.md) an ordinary store into a line the other core last held crawls: 1 run in 10 of
+ * a 4 MiB bcast took 2.0 ms instead of 0.13 (2 ranks, Zen 4), where streaming stores keep their
+ * rate (2.3 against 26 GB/s: copy.h). So the root times its own copies into the bank, tries the
+ * other kind every PROBE-th call, and streams while its last ordinary copy ran at less than half
+ * the rate of its last streaming one. Not "whichever is faster": a streaming copy can finish
+ * sooner and still cost the call more, since the readers then fetch the slice from memory (the
+ * whole call's time did not do either: a probe's cost lands on the next call, which waits for
+ * the readers). Only the root's own stores change: the bytes, and what the readers do, are the
+ * same either way, so no rank has to agree. */
+enum { PROBE = 32, CRAWL = 2 };
+
+static double now_ns(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return 1e9 * (double)t.tv_sec + (double)t.tv_nsec;
+}
+
+/* The size class of a message with whole-bank slices: its power of two above 4 banks, the
+ * last class holding every larger one. */
+static int big_class(const vred_shm *s, size_t bytes)
+{
+    int c = 0, last = (int)(sizeof s->bcast_big / sizeof s->bcast_big[0]) - 1;
+    for (size_t b = 4 * s->bank_bytes; b * 2 <= bytes && c < last; b *= 2) c++;
+    return c;
+}
+
+/* The root: slice by slice into the banks; each slice is announced as soon as it is there.
+ * Streaming stores for slices from PIPE_MIN_SLICE; whole-bank slices (from `big`) as measured
+ * (above), or as VRED_NT forces (vred_copy_in_nt: SIZE_MAX bytes are never reached). */
+static void root_rounds(vred_shm *s, const char *buf, size_t bytes, size_t slice, size_t big)
+{
+    int whole = slice >= big, adapt = whole && vred_copy_mode() == VRED_NT_AUTO;
+    vred_bcast_stores *st = &s->bcast_big[big_class(s, bytes)];
+    int stream = st->stream;
+    if (adapt && ++st->calls % PROBE == 0) stream = !stream; /* the other kind, once */
+    double copy_ns = 0;
     for (size_t off = 0; off < bytes; off += slice) {
         size_t n = bytes - off < slice ? bytes - off : slice;
         char *bank = vred_shm_round_begin(s);
-        int nt = vred_copy_in_nt(n, PIPE_MIN_SLICE);
+        int nt = adapt ? stream : vred_copy_in_nt(n, whole ? SIZE_MAX : PIPE_MIN_SLICE);
+        double t0 = adapt ? now_ns() : 0;
         vred_copy(bank, buf + off, n, nt);
         if (nt) vred_copy_fence(); /* the slice before its announcement */
+        if (adapt) copy_ns += now_ns() - t0;
         vred_shm_post(s);
         vred_shm_round_end(s); /* the root reads nothing back */
+    }
+    if (adapt) {
+        double *ns = st->ns_per_byte;
+        ns[stream] = copy_ns / (double)bytes;
+        if (ns[0] > 0 && ns[1] > 0) st->stream = ns[0] > CRAWL * ns[1];
     }
 }
 
@@ -78,9 +134,12 @@ int vred_shm_bcast_pipe(const vred_shm_args *a)
     int p = a->n->size;
     size_t bytes = a->count * a->esize;
     if (bytes == 0) return MPI_SUCCESS;
-    size_t slice = bcast_slice(s, bytes);
+    /* A private cache, but never under 64 KiB (a topology that reports none). */
+    size_t big = vred_topo_get()->private_bytes;
+    if (big < PIPE_MIN_SLICE * PIPE_MIN_SLICES) big = PIPE_MIN_SLICE * PIPE_MIN_SLICES;
+    size_t slice = bcast_slice(s, bytes, big);
     if (a->n->rank == a->root) {
-        root_rounds(s, a->sbuf, bytes, slice);
+        root_rounds(s, a->sbuf, bytes, slice, big);
     } else {
         size_t w = bytes + bytes * (size_t)(p - 1) + 2 * slice;
         leaf_rounds(s, a->root, a->rbuf, bytes, slice, vred_copy_use_nt(1, w));

@@ -19,7 +19,7 @@
  * point, before any region exists. */
 int vred_shm_dpml_fits(const vred_shm *s, size_t bytes)
 {
-    return s->size > 0 && bytes <= s->bank_bytes / (size_t)s->size / 64 * 64;
+    return s->size > 0 && bytes <= s->slices_bytes / (size_t)s->size / 64 * 64;
 }
 
 /* Each rank's part of the bank starts on a cache line of its own. */

@@ -116,7 +116,7 @@ static size_t run_slice(const vred_ma *ma, size_t maxb)
 {
     size_t imax = ma->s->slice_max;
     if (ma->m > 1) {
-        size_t fit = ma->s->bank_bytes / ((size_t)ma->m * (size_t)ma->p) / 64 * 64;
+        size_t fit = ma->s->slices_bytes / ((size_t)ma->m * (size_t)ma->p) / 64 * 64;
         if (fit < imax) imax = fit;
     }
     return vred_shm_slice_within(maxb * (size_t)ma->p, ma->es, ma->p, imax);

@@ -15,6 +15,7 @@
 #include "coll/shm/region.h"
 #include "coll/shm/budget.h"
 #include "coll/shm/sync.h"
+#include "local/topo.h"
 #include "next/next.h"
 
 enum { NAME_MAX_LEN = 64, PAGE = 4096 };
@@ -107,13 +108,27 @@ static void layout(vred_shm *s, int size, size_t bank_bytes)
     s->bank[0] = data;
     s->bank[1] = data + bank_bytes;
     s->bank_bytes = bank_bytes;
+    s->slices_bytes = round_up(s->slice_max * (size_t)size, PAGE);
 }
 
-/* The bytes of a region with slices of `slice` on `size` ranks, and its bank bytes. */
-static size_t region_bytes(size_t slice, int size, size_t *bank_bytes)
+/* The bytes of a region with slices of `slice` on `size` ranks and banks of at least `floor`,
+ * and its bank bytes. */
+static size_t region_bytes(size_t slice, int size, size_t floor, size_t *bank_bytes)
 {
-    *bank_bytes = round_up(slice * (size_t)size, PAGE);
+    size_t slices = slice * (size_t)size;
+    *bank_bytes = round_up(slices > floor ? slices : floor, PAGE);
     return round_up((size_t)size * sizeof(vred_shm_ctl), PAGE) + 2 * *bank_bytes;
+}
+
+/* The least bank worth making: a core's private cache (L2), up to BANK_FLOOR_MAX. The pipelined
+ * bcast then sends slices of that size with ordinary stores, which beat both smaller slices and
+ * streaming stores from 4 MiB (bcast_pipe.c). At 2 ranks and 256 KiB slices this doubles the
+ * region (1 -> 2 MiB); from 4 ranks p slices already fill such a bank. */
+enum { BANK_FLOOR_MAX = 4 << 20 };
+static size_t bank_floor(void)
+{
+    size_t c = vred_topo_get()->private_bytes;
+    return c < BANK_FLOOR_MAX ? c : BANK_FLOOR_MAX;
 }
 
 /* The largest slice up to `want` (a multiple of 64) whose region costs each of the `size`
@@ -122,7 +137,7 @@ static size_t region_bytes(size_t slice, int size, size_t *bank_bytes)
 static size_t fit_slice(size_t want, int size, size_t left)
 {
     size_t bank, p = (size_t)size, ctl = round_up(p * sizeof(vred_shm_ctl), PAGE);
-    if ((region_bytes(want, size, &bank) + p - 1) / p <= left) return want;
+    if ((region_bytes(want, size, 0, &bank) + p - 1) / p <= left) return want;
     if (left > SIZE_MAX / p / 2 || left * p <= ctl) return 0;
     size_t bank_max = (left * p - ctl) / 2 / PAGE * PAGE;
     size_t slice = bank_max / p / 64 * 64;
@@ -130,13 +145,16 @@ static size_t fit_slice(size_t want, int size, size_t left)
 }
 
 /* The slice every rank of the node can afford (agreed: the least budget left on the node), or
- * 0 if none; *why set on a rank whose own budget or memory was short. */
-static size_t agree_slice(MPI_Comm node, int size, size_t want, int have_s, const char **why)
+ * 0 if none; *why set on a rank whose own budget or memory was short. *left: that least budget
+ * (the same on every rank). */
+static size_t agree_slice(MPI_Comm node, int size, size_t want, int have_s, const char **why,
+                          size_t *left)
 {
     uint64_t mine[2] = {have_s ? vred_shm_budget_left() : 0, (uint64_t)have_s}, all[2];
     if (vred_next()->Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MIN, node) != MPI_SUCCESS)
         return 0;
     if (!all[1]) return 0; /* a rank without memory (its *why says so) */
+    *left = (size_t)all[0];
     size_t slice = fit_slice(want, size, (size_t)all[0]);
     if (!slice && !fit_slice(want, size, (size_t)mine[0]))
         *why = "this process has reached its bound VRED_SHM_LIMIT";
@@ -152,13 +170,16 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
     char name[NAME_MAX_LEN] = {0};
     vred_shm *s = calloc(1, sizeof *s);
     if (!s) *why = "out of memory";
-    size_t wanted = slice_max;
-    slice_max = agree_slice(node, size, slice_max, s != NULL, why);
+    size_t wanted = slice_max, left = 0;
+    slice_max = agree_slice(node, size, slice_max, s != NULL, why, &left);
     if (!slice_max) {
         free(s);
         return NULL;
     }
-    size_t bank_bytes, bytes = region_bytes(slice_max, size, &bank_bytes);
+    /* Banks of a private cache where the budget allows it (agreed: the least budget left). */
+    size_t bank_bytes, bytes = region_bytes(slice_max, size, bank_floor(), &bank_bytes);
+    if ((bytes + (size_t)size - 1) / (size_t)size > left)
+        bytes = region_bytes(slice_max, size, 0, &bank_bytes);
     size_t share = (bytes + (size_t)size - 1) / (size_t)size;
     /* Another thread may have taken the budget since: then this rank fails like one that
      * cannot map, and every rank gives up below. */
@@ -193,7 +214,7 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
     s->size = size;
     s->slice_max = slice_max;
     s->comm = node;
-    layout(s, size, bank_bytes);
+    layout(s, size, bank_bytes); /* after slice_max: slices_bytes */
     /* Each rank initialises only its own line; the barrier orders that before any reading. */
     __atomic_store_n(&s->ctl[rank].seq, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->ctl[rank].round_done, 0, __ATOMIC_RELAXED);

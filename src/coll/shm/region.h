@@ -36,12 +36,22 @@ typedef struct {
 } vred_shm_ctl;
 _Static_assert(sizeof(vred_shm_ctl) == 128, "one control line is two cache lines");
 
+/* How a root stores whole-bank bcast slices, as measured (bcast_pipe.c, root_rounds). */
+typedef struct {
+    uint32_t calls;
+    int stream;             /* the kind in use: 0 ordinary stores, 1 streaming */
+    double ns_per_byte[2];  /* the root's copies into the bank in its last call of each kind */
+} vred_bcast_stores;
+
 typedef struct {
     void *base;          /* the mapping */
     size_t map_bytes;
     vred_shm_ctl *ctl;   /* ctl[i]: node rank i */
     char *bank[2];       /* the data banks, each bank_bytes, 4 KiB aligned */
-    size_t bank_bytes;
+    size_t bank_bytes;   /* at least slices_bytes; more where a bank is made to hold a core's
+                            private cache (region.c, bank_floor): only the pipelined bcast uses
+                            the rest */
+    size_t slices_bytes; /* p slices of slice_max, what the per-rank algorithms use of a bank */
     size_t share;        /* what the region costs this rank's VRED_SHM_LIMIT (budget.h) */
     int reduced;         /* slice_max is below what was asked for: the budget was short */
     size_t slice_max;    /* I_max: the largest slice an algorithm puts per rank in a bank */
@@ -55,6 +65,8 @@ typedef struct {
     uint64_t cma_probe;  /* private: the token peers read here when probing (cma.c) */
     MPI_Comm comm;       /* the node's communicator: a long wait drives the MPI's progress on it
                             (sync.c) */
+    vred_bcast_stores bcast_big[8]; /* private: this rank's bcast pipelines as root with
+                                       whole-bank slices, per size class (bcast_pipe.c) */
     /* This rank's counters; equal on every rank between collectives, because every rank runs
      * the same algorithm with the same number of steps and rounds. */
     uint64_t seq;

@@ -27,7 +27,7 @@ enum { SMALL_MAX = 16 << 10 };
 int vred_shm_small_fits(const vred_shm *s, int bcast, size_t block, int p)
 {
     size_t bytes = bcast ? block : block * (size_t)p;
-    return bytes <= SMALL_MAX && bytes <= s->bank_bytes;
+    return bytes <= SMALL_MAX && bytes <= s->slices_bytes;
 }
 
 /* Every rank's arguments of this round into out[] (the front's agreement form). */
