@@ -53,16 +53,18 @@ static size_t bcast_slice(const vred_shm *s, size_t bytes, size_t big)
     return bytes < want ? bytes : want;
 }
 
-/* Whole-bank slices: ordinary stores, unless they crawl. In the host's slow spells
- * (docs/peers.md) an ordinary store into a line the other core last held crawls: 1 run in 10 of
- * a 4 MiB bcast took 2.0 ms instead of 0.13 (2 ranks, Zen 4), where streaming stores keep their
- * rate (2.3 against 26 GB/s: copy.h). So the root times its own copies into the bank, tries the
- * other kind every PROBE-th call, and streams while its last ordinary copy ran at less than half
- * the rate of its last streaming one. Not "whichever is faster": a streaming copy can finish
- * sooner and still cost the call more, since the readers then fetch the slice from memory (the
- * whole call's time did not do either: a probe's cost lands on the next call, which waits for
- * the readers). Only the root's own stores change: the bytes, and what the readers do, are the
- * same either way, so no rank has to agree. */
+/* Whole-bank slices: ordinary stores, unless they crawl. Ordinary stores into the bank
+ * sometimes crawl: 1 run in 10 of a 4 MiB bcast took 2.0 ms instead of 0.13 (2 ranks, Zen 4),
+ * and so did most calls when other bcast algorithms ran in between (the learned selection's
+ * rounds), where streaming stores keep their rate (2.3 against 26 GB/s in the host's slow
+ * spells: copy.h). So the root times its own copies into the bank: the first call of a size
+ * class streams, to learn that rate; later calls store ordinarily, and a whole slice that runs
+ * under 1/CRAWL of the streaming rate switches the rest of the call, and the calls after it, to
+ * streaming, until every PROBE-th call tries ordinary stores again. Not "whichever is faster":
+ * a streaming copy can finish sooner and still cost the call more, since the readers then fetch
+ * the slice from memory (the whole call's time did not do either: a probe's cost lands on the
+ * next call, which waits for the readers). Only the root's own stores change: the bytes, and
+ * what the readers do, are the same either way, so no rank has to agree. */
 enum { PROBE = 32, CRAWL = 2 };
 
 static double now_ns(void)
@@ -88,9 +90,11 @@ static void root_rounds(vred_shm *s, const char *buf, size_t bytes, size_t slice
 {
     int whole = slice >= big, adapt = whole && vred_copy_mode() == VRED_NT_AUTO;
     vred_bcast_stores *st = &s->bcast_big[big_class(s, bytes)];
+    double *rate = st->ns_per_byte; /* [0] ordinary, [1] streaming */
     int stream = st->stream;
-    if (adapt && ++st->calls % PROBE == 0) stream = !stream; /* the other kind, once */
-    double copy_ns = 0;
+    if (adapt && (rate[1] == 0 || ++st->calls % PROBE == 0))
+        stream = rate[1] == 0 ? 1 : !stream; /* learn the streaming rate; then probe the other */
+    double ns[2] = {0, 0}, done[2] = {0, 0};
     for (size_t off = 0; off < bytes; off += slice) {
         size_t n = bytes - off < slice ? bytes - off : slice;
         char *bank = vred_shm_round_begin(s);
@@ -98,14 +102,18 @@ static void root_rounds(vred_shm *s, const char *buf, size_t bytes, size_t slice
         double t0 = adapt ? now_ns() : 0;
         vred_copy(bank, buf + off, n, nt);
         if (nt) vred_copy_fence(); /* the slice before its announcement */
-        if (adapt) copy_ns += now_ns() - t0;
+        if (adapt && n == slice) { /* whole slices only: a short tail times nothing useful */
+            double dt = now_ns() - t0;
+            ns[nt] += dt, done[nt] += (double)n;
+            if (!nt && rate[1] > 0 && dt > CRAWL * rate[1] * (double)n) stream = 1; /* crawls */
+        }
         vred_shm_post(s);
         vred_shm_round_end(s); /* the root reads nothing back */
     }
     if (adapt) {
-        double *ns = st->ns_per_byte;
-        ns[stream] = copy_ns / (double)bytes;
-        if (ns[0] > 0 && ns[1] > 0) st->stream = ns[0] > CRAWL * ns[1];
+        for (int k = 0; k < 2; k++)
+            if (done[k] > 0) rate[k] = ns[k] / done[k];
+        if (rate[0] > 0 && rate[1] > 0) st->stream = rate[0] > CRAWL * rate[1];
     }
 }
 
