@@ -16,8 +16,8 @@
  * ordinary stores keep the slice in the cache hierarchy for them, where streaming sends it to
  * memory and back. 2 ranks, Zen 4 (1 MiB L2), Open MPI 4.1, back to back, malloc'd buffers,
  * runs of the two builds alternating: 4 MiB 192-365 -> 127-156 us, 16 MiB 1.39-2.34 -> 0.84-1.61
- * ms, 64 MiB 5.3-6.8 -> 4.8-5.4 ms; 1 MiB slices with streaming stores measured 194-296 us at 4 MiB, 256 KiB slices with
- * ordinary ones 421-542. Unless they crawl (root_rounds).
+ * ms, 64 MiB 5.3-6.8 -> 4.8-5.4 ms; 1 MiB slices with streaming stores measured 194-296 us at
+ * 4 MiB, 256 KiB slices with ordinary ones 421-542. Unless they crawl (root_rounds).
  *
  * Synchronisation per slice (sync.h): one post by every rank (the root's announces the slice;
  * the others' only keep every rank's seq equal, which the next collective relies on), and the
