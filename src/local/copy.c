@@ -168,15 +168,6 @@ int vred_copy_use_nt(int non_temporal, size_t working_set)
     }
 }
 
-int vred_copy_in_nt(size_t bytes, size_t from)
-{
-    switch ((vred_nt_mode)vred_copy_mode()) {
-    case VRED_NT_OFF: return 0;
-    case VRED_NT_ON: return 1;
-    default: return bytes >= from;
-    }
-}
-
 size_t vred_copy_cache_bytes(void)
 {
     /* C = c' (+ p c'' when the last level does not hold copies of the private levels: then a

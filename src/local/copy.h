@@ -27,14 +27,6 @@ void vred_copy_fence(void);
  * collective whose working set is `working_set` bytes. VRED_NT=on/off overrides. */
 int vred_copy_use_nt(int non_temporal, size_t working_set);
 
-/* A copy of `bytes` into a shared slice that peers read next (the bcast pipeline's root, the
- * first step of the reduce chain): 1 = streaming stores. The readers still hold the slice's
- * lines from the round before last, and an ordinary store first takes its line back from them:
- * on Zen 4 (two threads on the two cores, 64 KiB-1 MiB) such a copy ran at 9 GB/s, a streaming one at 26-27 GB/s (the readers
- * then read from memory; in the host's slow spells 2.3 against 26 GB/s). VRED_NT=auto: from
- * `from` bytes, where the algorithm measured the gain; on: always; off: never. */
-int vred_copy_in_nt(size_t bytes, size_t from);
-
 /* Override VRED_NT at run time: a vred_nt_mode (config.h), or -1 to follow VRED_NT again. */
 void vred_copy_set_mode(int mode);
 

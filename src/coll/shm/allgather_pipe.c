@@ -55,15 +55,18 @@ int vred_shm_allgather_pipe(const vred_shm_args *a)
     int nt = vred_copy_use_nt(1, w);
     uint64_t seq0 = s->seq;
     uint64_t k = 0;
+    vred_stores_call in; /* ordinary stores, read next, unless they crawl (stores.h) */
+    vred_stores_begin(&in, &s->stores, VRED_STORES_GATHER, block * (size_t)p, slice);
     for (size_t off = 0; off < block; off += slice, k++) {
         size_t n = min_size(slice, block - off);
-        char *bank = vred_shm_round_begin(s);
-        vred_copy(bank + (size_t)r * stride, mine + off, n, 0); /* temporal: read next */
+        char *bank = vred_shm_round_begin(s, (size_t)p * stride);
+        vred_stores_copy(&in, bank + (size_t)r * stride, mine + off, n, n == slice);
         vred_shm_post(s);
         vred_shm_wait_all(s, seq0 + k + 1);
         copy_out(bank, stride, rbuf, block, off, n, r, p, inplace, nt);
         vred_shm_round_end(s);
     }
+    vred_stores_end(&in);
     /* The streamed stores went to this rank's own buffer: one fence, as memcpy gives, before
      * the caller hands it on. */
     if (nt) vred_copy_fence();

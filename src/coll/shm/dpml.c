@@ -41,7 +41,7 @@ static void dpml_round(const vred_shm_args *a, size_t lo, size_t n, void *out)
 {
     vred_shm *s = a->n->shm;
     size_t bytes = a->count * a->esize, stride = dpml_stride(bytes);
-    char *bank = vred_shm_round_begin(s);
+    char *bank = vred_shm_round_begin(s, (size_t)a->n->size * stride);
     /* Temporal: every rank reads it right after the synchronisation. */
     vred_copy(bank + (size_t)a->n->rank * stride, a->sbuf, bytes, 0);
     vred_shm_post(s);

@@ -4,7 +4,8 @@
  *
  * One round per chunk, in a group of g ranks where rank t owns part t:
  *   step 0:      copy part (t+1) % g of sbuf into the bank (ordinary stores: the neighbour
- *                reduces it in the next step, so it should stay in the cache);
+ *                reduces it in the next step, so it should stay in the cache; unless they
+ *                crawl, stores.h);
  *   step j > 0:  once the next rank of the group has published its step j-1, reduce part
  *                (t+1+j) % g of sbuf into the bank (A += B), which that rank left there.
  * Each part thus travels once around the group, collecting every rank's contribution from the
@@ -32,7 +33,7 @@ static const char *slot_src(const vred_ma *ma, int q)
 }
 
 /* Step j of the group phase on part (t+1+j) % g: its slots [q0, q1). */
-static void group_step(const vred_ma *ma, int j)
+static void group_step(vred_ma *ma, int j)
 {
     int part = (ma->t + 1 + j) % ma->g;
     int q0 = (int)vred_block_lo((size_t)ma->p, ma->g, part);
@@ -44,7 +45,7 @@ static void group_step(const vred_ma *ma, int j)
         if (!n) continue;
         char *slot = vred_ma_slot(ma, ma->k, q);
         if (j == 0)
-            vred_copy(slot, slot_src(ma, q), n * ma->es, 0);
+            vred_stores_copy(&ma->in, slot, slot_src(ma, q), n * ma->es, n == ma->I);
         else
             vred_par_reduce3(ma->a->e, ma->es, slot_src(ma, q), slot, final ? vred_ma_own_out(ma) : slot, n);
     }
@@ -85,7 +86,8 @@ static void finish_round(const vred_ma *ma)
 static void round_run(vred_ma *ma)
 {
     vred_shm *s = ma->s;
-    ma->bank = vred_shm_round_begin(s);
+    /* m copies (one per group) of the chunk's p slots */
+    ma->bank = vred_shm_round_begin(s, (size_t)ma->m * (size_t)ma->p * ma->I * ma->es);
     uint64_t seq0 = s->seq;
     int next = ma->base + (ma->t + 1) % ma->g; /* who hands this rank the part of each step */
     for (int j = 0; j < ma->g; j++) {
@@ -141,7 +143,9 @@ static int run(vred_ma *ma)
     size_t recv = a->sbuf == a->rbuf ? 0 : ma->kind == VRED_MA_ALLREDUCE ? s * pp : s;
     size_t w = s * pp + recv + (size_t)ma->m * pp * ma->I * ma->es;
     ma->nt = vred_copy_use_nt(1, w);
+    vred_stores_begin(&ma->in, &ma->s->stores, VRED_STORES_MA, s, ma->I * ma->es);
     for (ma->c = 0; ma->c < ma->chunks; ma->c++) round_run(ma);
+    vred_stores_end(&ma->in);
     /* Streamed stores went to this rank's private rbuf only; fence once so the caller may hand
      * the buffer on as after memcpy. */
     if (ma->nt) vred_copy_fence();

@@ -37,6 +37,7 @@ typedef struct {
     int m, k, base, g, t, gmax;
     int shifted;          /* reduce_scatter in place with disp[r] != 0: own result via the bank */
     int nt;               /* copies to the receive buffer with streaming stores */
+    vred_stores_call in;  /* the first steps' copies into the bank (stores.h) */
     /* The current round. */
     size_t c;
     char *bank;

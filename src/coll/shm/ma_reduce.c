@@ -21,22 +21,13 @@
 #include "coll/shm/ma.h"
 #include "local/copy.h"
 
-/* The first step copies a part into the bank for the next rank, which read that bank's lines
- * the round before last: from this many bytes the copy streams (copy.h, vred_copy_in_nt), as
- * long as the collective's working set fits the cache. 2 ranks on Zen 4, against Open MPI 4.1
- * (VRED_NT=auto / off, two runs): 256 KiB 24 / 30 us, 1 MiB 72-75 / 79-83, 4 MiB 287-300 /
- * 327-339; no gain with 16 KiB parts; and past the cache a loss: 16 MiB 1.96-1.99 / 1.59-1.65
- * ms, 64 MiB 9.7-9.9 / 7.2-7.8 ms (the root then reads the parts from memory instead of from
- * the other core's cache). */
-enum { STREAM_PART = 32 << 10 };
-
 typedef struct {
     const vred_shm_args *a;
     vred_shm *s;
     int m;          /* parts per chunk: p - 1 */
     size_t I;       /* elements per part */
     size_t es;
-    size_t stream_from; /* parts of this many bytes are copied with streaming stores */
+    vred_stores_call in; /* the first step's copies into the bank (stores.h) */
 } chain;
 
 /* Elements [*lo, *lo + return) of part v in chunk c. */
@@ -48,17 +39,20 @@ static size_t part(const chain *ch, size_t c, int v, size_t *lo)
     return count - first < ch->I ? count - first : ch->I;
 }
 
+/* What a round uses of the bank: the m parts. */
+static size_t chunk_bytes(const chain *ch) { return (size_t)ch->m * ch->I * ch->es; }
+
 static char *slot(const chain *ch, char *bank, int v)
 {
     return bank + (size_t)v * ch->I * ch->es;
 }
 
 /* A non-root's round: the MA chain among the m non-roots. */
-static void chain_round(const chain *ch, size_t c, int v)
+static void chain_round(chain *ch, size_t c, int v)
 {
     vred_shm *s = ch->s;
     const vred_shm_args *a = ch->a;
-    char *bank = vred_shm_round_begin(s);
+    char *bank = vred_shm_round_begin(s, chunk_bytes(ch));
     uint64_t seq0 = s->seq;
     int next = (v + 1) % ch->m; /* the non-root that hands this one a part at each step */
     int next_rank = (a->root + 1 + next) % a->n->size;
@@ -67,11 +61,9 @@ static void chain_round(const chain *ch, size_t c, int v)
         size_t lo, n = part(ch, c, w, &lo);
         if (j) vred_shm_wait(s, next_rank, seq0 + (uint64_t)j);
         const char *src = vred_at(a->sbuf, lo, ch->es);
-        if (n && j == 0) {
-            int nt = vred_copy_in_nt(n * ch->es, ch->stream_from);
-            vred_copy(slot(ch, bank, w), src, n * ch->es, nt);
-            if (nt) vred_copy_fence(); /* the part before its post */
-        } else if (n)
+        if (n && j == 0)
+            vred_stores_copy(&ch->in, slot(ch, bank, w), src, n * ch->es, n == ch->I);
+        else if (n)
             vred_par_reduce3(a->e, ch->es, src, slot(ch, bank, w), slot(ch, bank, w), n);
         vred_shm_post(s);
     }
@@ -83,7 +75,7 @@ static void root_round(const chain *ch, size_t c)
 {
     vred_shm *s = ch->s;
     const vred_shm_args *a = ch->a;
-    char *bank = vred_shm_round_begin(s);
+    char *bank = vred_shm_round_begin(s, chunk_bytes(ch));
     uint64_t seq0 = s->seq;
     for (int v = 0; v < ch->m; v++) {
         size_t lo, n = part(ch, c, v, &lo);
@@ -101,11 +93,9 @@ int vred_shm_reduce_ma(const vred_shm_args *a)
     int p = a->n->size;
     if (a->count == 0) return MPI_SUCCESS;
     if (a->n->sockets > 1) return vred_ma_run(a, VRED_MA_REDUCE);
-    chain ch = {a, a->n->shm, p - 1, 0, a->esize, SIZE_MAX};
+    chain ch = {.a = a, .s = a->n->shm, .m = p - 1, .es = a->esize};
     ch.I = vred_shm_slice(ch.s, a->count, a->esize, ch.m);
-    /* Working set: the p send buffers and the root's receive buffer. */
-    size_t s = a->count * a->esize;
-    if (s <= vred_copy_cache_bytes() / (size_t)(p + 1)) ch.stream_from = STREAM_PART;
+    vred_stores_begin(&ch.in, &ch.s->stores, VRED_STORES_REDUCE, a->count * a->esize, ch.I * ch.es);
     size_t per_chunk = ch.I * (size_t)ch.m;
     size_t chunks = (a->count + per_chunk - 1) / per_chunk;
     int v = (a->n->rank - a->root - 1 + p) % p; /* non-roots 0 .. m-1; the root is m */
@@ -113,5 +103,6 @@ int vred_shm_reduce_ma(const vred_shm_args *a)
         if (v == ch.m) root_round(&ch, c);
         else chain_round(&ch, c, v);
     }
+    vred_stores_end(&ch.in);
     return MPI_SUCCESS;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <mpi.h>
+#include "coll/shm/stores.h"
 
 /* One rank's control line; written only by its owner, read by everyone. Two cache lines, so
  * that the adjacent-line prefetcher does not make neighbours share. */
@@ -35,13 +36,6 @@ typedef struct {
     char pad[128 - 7 * sizeof(uint64_t) - sizeof(pid_t) - 6 * sizeof(int32_t)];
 } vred_shm_ctl;
 _Static_assert(sizeof(vred_shm_ctl) == 128, "one control line is two cache lines");
-
-/* How a root stores whole-bank bcast slices, as measured (bcast_pipe.c, root_rounds). */
-typedef struct {
-    uint32_t calls;
-    int stream;             /* the kind in use: 0 ordinary stores, 1 streaming */
-    double ns_per_byte[2];  /* the root's copies into the bank in its last call of each kind */
-} vred_bcast_stores;
 
 typedef struct {
     void *base;          /* the mapping */
@@ -65,12 +59,13 @@ typedef struct {
     uint64_t cma_probe;  /* private: the token peers read here when probing (cma.c) */
     MPI_Comm comm;       /* the node's communicator: a long wait drives the MPI's progress on it
                             (sync.c) */
-    vred_bcast_stores bcast_big[8]; /* private: this rank's bcast pipelines as root with
-                                       whole-bank slices, per size class (bcast_pipe.c) */
+    vred_stores_table stores; /* private: how this rank's copies into the banks ran, by use and
+                                 size class (stores.h) */
     /* This rank's counters; equal on every rank between collectives, because every rank runs
      * the same algorithm with the same number of steps and rounds. */
     uint64_t seq;
     uint64_t round;
+    size_t bank_next[2]; /* where the next round in each bank starts (sync.h, round_begin) */
 } vred_shm;
 
 /* The least slice a region is made with (a smaller budget makes no region). */

@@ -51,7 +51,7 @@ int vred_shm_small_move(vred_shm *s, int bcast, const void *sbuf, void *rbuf, si
                         int root, int ok, int key, int out[5])
 {
     int r = s->rank, p = s->size;
-    char *bank = vred_shm_round_begin(s);
+    char *bank = vred_shm_round_begin(s, 0); /* block may differ between ranks here */
     int parity = (int)(s->round & 1);
     if (ok && block) {
         if (!bcast) vred_copy(bank + (size_t)r * block, sbuf, block, 0);

@@ -140,7 +140,7 @@ void vred_shm_wait_all(const vred_shm *s, uint64_t value)
         if (i != s->rank) vred_shm_wait(s, i, value);
 }
 
-char *vred_shm_round_begin(vred_shm *s)
+char *vred_shm_round_begin(vred_shm *s, size_t bytes)
 {
     /* (testing: a rank that cannot go on in the middle of a shared-memory algorithm; nothing
      * there can fail for real, short of the process dying, which check_alive covers) */
@@ -150,5 +150,11 @@ char *vred_shm_round_begin(vred_shm *s)
     if (s->round > 2)
         for (int i = 0; i < s->size; i++)
             if (i != s->rank) wait_counter(s, i, &s->ctl[i].round_done, s->round - 2);
-    return s->bank[s->round & 1];
+    /* Every round of this bank before this one is read by all (the wait above): a round may
+     * overlap any of them. */
+    if (bytes == 0) return s->bank[s->round & 1];
+    size_t *next = &s->bank_next[s->round & 1], at = *next, step = (bytes + 4095) / 4096 * 4096;
+    if (at + step > s->bank_bytes) at = 0;
+    *next = at + step;
+    return s->bank[s->round & 1] + at;
 }
