@@ -172,8 +172,9 @@ static const knob knobs[] = {
      "single-copy bcast/allgather inside a node by cross-memory attach (process_vm_readv) where "
      "the kernel permits it; off = through the shared segment only", 0, 0},
     {"VRED_NT", KNOB_ENUM, "auto|on|off", "auto", apply_nt,
-     "streaming stores for copies out of shared memory: when the working set exceeds the "
-     "cache (auto), always, never", 0, 0},
+     "streaming stores in shared-memory copies: auto = out of a bank when the working set "
+     "exceeds the cache, into one where ordinary stores measure slow; on = always; off = never",
+     0, 0},
     {"VRED_SOCKETS", KNOB_INT, "0..64", "0", apply_sockets,
      "split each node's ranks into k socket groups (testing); 0 = hwloc's packages", 0, 64},
     {"VRED_SHM_SLICE", KNOB_INT, "0..67108864", "0", apply_slice,

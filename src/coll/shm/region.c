@@ -120,10 +120,12 @@ static size_t region_bytes(size_t slice, int size, size_t floor, size_t *bank_by
     return round_up((size_t)size * sizeof(vred_shm_ctl), PAGE) + 2 * *bank_bytes;
 }
 
-/* The least bank worth making: a core's private cache (L2), up to BANK_FLOOR_MAX. The pipelined
- * bcast then sends slices of that size with ordinary stores, which beat both smaller slices and
- * streaming stores from 4 MiB (bcast_pipe.c). At 2 ranks and 256 KiB slices this doubles the
- * region (1 -> 2 MiB); from 4 ranks p slices already fill such a bank. */
+/* The least bank worth making: a core's private cache (L2), up to BANK_FLOOR_MAX. Rounds
+ * rotate through a bank (sync.h), so a line is stored into again only after a bank's worth of
+ * others: by then the readers' private caches no longer hold it. And the pipelined bcast sends
+ * slices of a whole bank with ordinary stores, which beat both smaller slices and streaming
+ * stores from 4 MiB (bcast_pipe.c). At 2 ranks and 256 KiB slices this doubles the region
+ * (1 -> 2 MiB); from 4 ranks p slices already fill such a bank. */
 enum { BANK_FLOOR_MAX = 4 << 20 };
 static size_t bank_floor(void)
 {

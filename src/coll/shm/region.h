@@ -43,8 +43,8 @@ typedef struct {
     vred_shm_ctl *ctl;   /* ctl[i]: node rank i */
     char *bank[2];       /* the data banks, each bank_bytes, 4 KiB aligned */
     size_t bank_bytes;   /* at least slices_bytes; more where a bank is made to hold a core's
-                            private cache (region.c, bank_floor): only the pipelined bcast uses
-                            the rest */
+                            private cache (region.c, bank_floor): rounds rotate through it
+                            (sync.h), and the pipelined bcast's largest slices fill it */
     size_t slices_bytes; /* p slices of slice_max, what the per-rank algorithms use of a bank */
     size_t share;        /* what the region costs this rank's VRED_SHM_LIMIT (budget.h) */
     int reduced;         /* slice_max is below what was asked for: the budget was short */

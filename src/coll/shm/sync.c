@@ -140,6 +140,11 @@ void vred_shm_wait_all(const vred_shm *s, uint64_t value)
         if (i != s->rank) vred_shm_wait(s, i, value);
 }
 
+/* Rounds of fewer bytes stay at their bank's start: a few lines that both cores keep in their
+ * caches cost less than fresh ones (2 ranks, Zen 4: MA reduce of 4 KiB 0.35-0.41 us in place,
+ * 0.49-0.52 rotating; from 16 KiB rotating wins, 0.76-0.81 against 1.73-2.39). */
+enum { ROTATE_MIN = 8 << 10 };
+
 char *vred_shm_round_begin(vred_shm *s, size_t bytes)
 {
     /* (testing: a rank that cannot go on in the middle of a shared-memory algorithm; nothing
@@ -152,7 +157,7 @@ char *vred_shm_round_begin(vred_shm *s, size_t bytes)
             if (i != s->rank) wait_counter(s, i, &s->ctl[i].round_done, s->round - 2);
     /* Every round of this bank before this one is read by all (the wait above): a round may
      * overlap any of them. */
-    if (bytes == 0) return s->bank[s->round & 1];
+    if (bytes < ROTATE_MIN) return s->bank[s->round & 1];
     size_t *next = &s->bank_next[s->round & 1], at = *next, step = (bytes + 4095) / 4096 * 4096;
     if (at + step > s->bank_bytes) at = 0;
     *next = at + step;

@@ -43,7 +43,7 @@ void vred_shm_wait_all(const vred_shm *s, uint64_t value);
  * and reads, in bank round & 1, once every peer has finished reading that bank in the round
  * two before. Successive rounds in a bank start where the last one ended (in whole pages, so
  * that every address keeps its offset in the page), from the start again when the rest of the
- * bank is too short; 0 bytes: at the bank's start, and the next round too. Why rotate: a rank
+ * bank is too short; rounds of a few KiB stay at the bank's start (sync.c). Why rotate: a rank
  * storing into lines that another core read from the bank a round before waits for each line
  * to be taken back from that core's cache; lines last used a bank and more ago have left it.
  * 2 ranks on Zen 4, 64 KiB written by one core and copied out by the other, over and over:
