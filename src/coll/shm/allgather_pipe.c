@@ -1,13 +1,14 @@
 /*
  * Pipelined allgather through the region's two banks (the second paper, sec. 4.3.3, algorithm
  * 4). Each rank's block is cut into slices; in round k every rank copies its slice k into its
- * part of bank k & 1, and once all have, copies all p parts out to their places in its receive
- * buffer. The banks alternate, so a rank that is done copying out round k fills round k + 1
- * while slower ranks still read round k.
+ * part of bank k & 1 and its own slice to its receive buffer, and once all have stored theirs,
+ * copies the other p - 1 parts out to their places. The banks alternate, so a rank that is done
+ * copying out round k fills round k + 1 while slower ranks still read round k.
  *
  * Adaptive copy as in the paper: into the bank with ordinary stores (every rank reads it at
- * once), out to the receive buffer (read only after the collective) with streaming stores when
- * the working set W = s p + s p^2 + 2 p I exceeds the cache (s: one rank's block).
+ * once; unless they crawl, stores.h), out to the receive buffer (read only after the
+ * collective) with streaming stores when the working set W = s p + s p^2 + 2 p I exceeds the
+ * cache (s: one rank's block).
  */
 #include "coll/shm/shm.h"
 
@@ -26,15 +27,13 @@ static size_t gather_slice(const vred_shm *s, size_t block, int p)
     return min_size(block, cap);
 }
 
-/* Copy round k's p parts (each `n` bytes at `stride` in the bank) to their blocks in rbuf,
- * starting after this rank's part so the ranks spread over the parts; own part only if the
- * block is not already in place. */
+/* Copy round k's other p - 1 parts (each `n` bytes at `stride` in the bank) to their blocks in
+ * rbuf, starting after this rank's part so the ranks spread over the parts. */
 static void copy_out(const char *bank, size_t stride, char *rbuf, size_t block, size_t off,
-                     size_t n, int rank, int p, int inplace, int nt)
+                     size_t n, int rank, int p, int nt)
 {
-    for (int j = 1; j <= p; j++) {
+    for (int j = 1; j < p; j++) {
         int q = (rank + j) % p;
-        if (q == rank && inplace) continue;
         vred_copy(rbuf + (size_t)q * block + off, bank + (size_t)q * stride, n, nt);
     }
 }
@@ -62,8 +61,11 @@ int vred_shm_allgather_pipe(const vred_shm_args *a)
         char *bank = vred_shm_round_begin(s, (size_t)p * stride);
         vred_stores_copy(&in, bank + (size_t)r * stride, mine + off, n, n == slice);
         vred_shm_post(s);
+        /* The own part from the send buffer while the others store theirs (unless in place):
+         * from the bank after the wait it cost 1.6-1.75x at 256 KiB-4 MiB (docs/shm.md). */
+        if (!inplace) vred_copy(rbuf + (size_t)r * block + off, mine + off, n, nt);
         vred_shm_wait_all(s, seq0 + k + 1);
-        copy_out(bank, stride, rbuf, block, off, n, r, p, inplace, nt);
+        copy_out(bank, stride, rbuf, block, off, n, r, p, nt);
         vred_shm_round_end(s);
     }
     vred_stores_end(&in);
