@@ -134,6 +134,11 @@ static void apply_learn(vred_config *c, long i, const char *t)
     (void)t;
     c->learn = (vred_learn_mode)i;
 }
+static void apply_learn_spell(vred_config *c, long v, const char *t)
+{
+    (void)t;
+    c->learn_spell = (int)v;
+}
 static void apply_stats(vred_config *c, long i, const char *t)
 {
     /* "0|1|off|on|gather|sum": 0 and off, 1 and on are the same. */
@@ -196,6 +201,10 @@ static const knob knobs[] = {
      "automatic choice vs the MPI measured per size class at first use and cached per machine "
      "(on), taken from the cache only (read), measured again (redo), or the model alone (off)",
      0, 0},
+    {"VRED_LEARN_SPELL", KNOB_INT, "0..100000", "200", apply_learn_spell,
+     "percent: a class learned while ordinary stores between the node's cores took more than "
+     "this much of the time of streaming ones (the host's slow spells) is measured again by the "
+     "next run; 1 = every class (testing), 0 = never", 0, 100000},
     {"VRED_TUNE_FILE", KNOB_PATH, "a file written by vred-bench tune", "", apply_tune,
      "cost-model parameters measured on this machine (default: built in)", 0, 0},
     {"VRED_TEST_FAIL", KNOB_SPEC, "off or POINT:RANK[:N], POINT alloc, pmpi or step", "off",

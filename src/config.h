@@ -64,6 +64,7 @@ typedef struct {
     const char *tune_file;   /* VRED_TUNE_FILE: measured cost-model parameters; NULL = built in */
     vred_stats_mode stats;   /* VRED_STATS */
     vred_learn_mode learn;   /* VRED_LEARN */
+    int learn_spell;         /* VRED_LEARN_SPELL: percent; 0 = no spell check (src/mpi/learn.c) */
     /* VRED_TEST_FAIL (testing only): fail at point 1 alloc, 2 pmpi, 3 step (0: off) on world
      * rank test_fail_rank, the test_fail_nth time it gets there (src/coll/fail.c) */
     int test_fail_point, test_fail_rank;

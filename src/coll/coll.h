@@ -39,7 +39,12 @@ typedef struct vred_node vred_node; /* shm/node.h */
 enum { VRED_LEARN_CLASSES = 48, VRED_LEARN_MIN_CLASS = 10, VRED_LEARN_MAX_BYTES = 64 << 20 };
 typedef struct {
     signed char alg[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
+    /* The host's slow spells (learn.c): 1 = the kept cell was measured in one, by an earlier
+     * run, and is measured again by this one (VRED_LEARN=on); 2 = measured in one and final for
+     * this run; 0 = neither. */
+    signed char spell[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     signed char mode; /* rank 0's VRED_LEARN (a vred_learn_mode): all ranks act on the same */
+    int spell_pct;    /* rank 0's VRED_LEARN_SPELL, likewise */
 } vred_learned;
 
 /* What vred knows of a communicator, cached on it (src/mpi/comm.c). */

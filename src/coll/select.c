@@ -149,7 +149,11 @@ int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes)
         env_choice(coll) != VRED_ALG_AUTO)
         return -1;
     int k = learn_class(coll, vc, bytes);
-    return k >= 0 && vc->learned.alg[coll][k] == VRED_ALG_AUTO ? k : -1;
+    /* Unknown, or kept from a measurement in a slow spell and due again (learn.c). */
+    return k >= 0 && (vc->learned.alg[coll][k] == VRED_ALG_AUTO ||
+                      (m == VRED_LEARN_ON && vc->learned.spell[coll][k] == 1))
+               ? k
+               : -1;
 }
 
 int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,

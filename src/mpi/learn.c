@@ -10,6 +10,17 @@
  * gets the same times (one MPI_MAX allreduce per round) and so makes the same pick; rank 0
  * keeps it in the cache file, and the next run (and every communicator of the same shape)
  * starts from there, so the pick for a machine, MPI, shape and size repeats from run to run.
+ *
+ * But not a pick made in one of the host's slow spells (docs/peers.md): there the cores' shared
+ * lines cross several times more slowly for seconds to minutes, and the MPI's collective and
+ * vred's slow down by different factors (Open MPI's reduce kept its speed, vred's MA lost 5x),
+ * so a class learned in a spell can keep a pick that is wrong outside it (Open MPI 4.1's reduce
+ * went to the MPI from 16 KiB, where MA runs 1.4-2.3x faster). So the node's ranks also time a
+ * probe before and after the candidates (vred_shm_spell_ratio): ordinary against streaming
+ * stores between the cores, a ratio no CPU model has to be known for. Above VRED_LEARN_SPELL
+ * percent the run keeps its pick but marks the cell (spell=1); the next run measures it again
+ * and keeps that result, marked spell=2 if it fell in a spell too: at most one more measurement
+ * per class, even on a machine where ordinary stores between cores are always the slower kind.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +29,7 @@
 #include <time.h>
 #include "mpi/coll_front.h"
 #include "mpi/learn.h"
-#include "coll/shm/node.h"
+#include "coll/shm/shm.h"
 
 enum { ROUNDS = 5, MAX_BATCH = 64, NCAND = VRED_SELECT_CANDIDATES, WARM_CALLS = 1000 };
 /* MARGIN: vred's pick must beat the MPI by this much, more than the spread of one batch's
@@ -33,6 +44,7 @@ int vred_learn_load(vred_comm *vc)
     if (vc->rank == 0) {
         vred_learn_mode m = vred_config_get()->learn;
         vc->learned.mode = (signed char)m;
+        vc->learned.spell_pct = vred_config_get()->learn_spell;
         if (m == VRED_LEARN_ON || m == VRED_LEARN_READ) {
             vred_learn_file f;
             vred_learn_file_for(vc, &f);
@@ -188,14 +200,29 @@ static int measure(const probe *p, const vred_alg *cand, int nc, double *med)
     return 0;
 }
 
+/* The spell probe on every node of vc (nodes with one rank measure nothing, 0), the largest
+ * ratio over vc. node: this rank's, or NULL where vc has no shared memory (then on every rank). */
+static double spell_ratio(const vred_comm *vc, vred_node *node)
+{
+    double r = 0;
+    if (!node || vc->learned.spell_pct <= 0) return 0;
+    if (node->size > 1) r = vred_shm_spell_ratio(node->shm);
+    if (vred_next()->Allreduce(MPI_IN_PLACE, &r, 1, MPI_DOUBLE, MPI_MAX, vc->comm) != MPI_SUCCESS)
+        r = 0;
+    return r;
+}
+
 void vred_learn(vred_comm *vc, vred_coll coll, int k)
 {
     vred_alg cand[NCAND];
     double med[NCAND];
+    int spell_before = vc->learned.spell[coll][k]; /* 1: a second measurement (select.c) */
     vred_front_invalidate(); /* the class's selection changes */
     /* A cell that cannot be measured (no buffers, a failed timing) follows the model for the
-     * rest of this run: marked with a value no algorithm has, it is not tried again. */
-    vc->learned.alg[coll][k] = VRED_ALG_COUNT;
+     * rest of this run, marked with a value no algorithm has, or keeps what the cache held for
+     * it; either way it is not tried again. */
+    vc->learned.spell[coll][k] = 0;
+    if (spell_before != 1) vc->learned.alg[coll][k] = VRED_ALG_COUNT;
     probe p;
     if (!make_probe(&p, vc, coll, k)) return;
     size_t bytes = coll == VRED_COLL_REDUCE_SCATTER ? p.block * (size_t)vc->size * sizeof(float)
@@ -219,7 +246,12 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         /* The region is there, and cross-memory attach known: cma stays only if it works. */
         nc = vred_select_candidates(coll, vc, bytes, cand);
     }
+    double ratio = spell_ratio(vc, node);
     if (measure(&p, cand, nc, med) == 0) {
+        double after = spell_ratio(vc, node);
+        if (after > ratio) ratio = after;
+        int spell = vc->learned.spell_pct > 0 && ratio * 100 > vc->learned.spell_pct;
+        vc->learned.spell[coll][k] = (signed char)(spell ? 2 : 0); /* nothing more this run */
         int best = 0;
         for (int i = 1; i < nc; i++)
             if (med[i] < med[best]) best = i;
@@ -229,9 +261,14 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
             char line[512];
             int n = snprintf(line, sizeof line, "%s %d %s", vred_coll_name(coll), k,
                              vred_alg_name(cand[best]));
+            if (spell && n > 0 && (size_t)n < sizeof line)
+                n += snprintf(line + n, sizeof line - (size_t)n, " spell=%d",
+                              spell_before == 1 ? 2 : 1);
             for (int i = 0; i < nc && n > 0 && (size_t)n < sizeof line; i++)
                 n += snprintf(line + n, sizeof line - (size_t)n, " %s=%.3e",
                               vred_alg_name(cand[i]), med[i]);
+            if (ratio > 0 && n > 0 && (size_t)n < sizeof line)
+                n += snprintf(line + n, sizeof line - (size_t)n, " ordinary/streaming=%.2f", ratio);
             vred_learn_file f;
             vred_learn_file_for(vc, &f);
             static int warned;

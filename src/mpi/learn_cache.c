@@ -163,7 +163,11 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
         int k;
         /* A line that is not a cell (edited by hand, cut short) is skipped: that cell is
          * measured again. */
-        if (line[0] != '#' && !parse_cell(line, &c, &k, &a)) l->alg[c][k] = (signed char)a;
+        if (line[0] == '#' || parse_cell(line, &c, &k, &a)) continue;
+        l->alg[c][k] = (signed char)a;
+        /* measured in a slow spell: once (measure again) or twice (keep; learn.c) */
+        const char *sp = strstr(line, " spell=");
+        l->spell[c][k] = (signed char)(sp && atoi(sp + 7) == 1 ? 1 : sp ? 2 : 0);
     }
     if (in) fclose(in);
 }

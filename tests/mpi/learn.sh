@@ -10,7 +10,9 @@
 #      sit 16 bytes further (single copy would run misaligned): the pipeline serves that call;
 #   4. redo measures again and replaces the edited cells;
 #   5. a file of another key or of garbage is not read, and is rewritten;
-#   6. off writes nothing; a cache that cannot be written costs one warning, not the run.
+#   6. a class measured in one of the host's slow spells (VRED_LEARN_SPELL) is measured again
+#      by the next run, once;
+#   7. off writes nothing; a cache that cannot be written costs one warning, not the run.
 # Every run also checks each result against the MPI's own (learn.c).
 #
 # usage: learn.sh NP MPIEXEC... -- EXE
@@ -59,7 +61,7 @@ if [ -n "$f" ]; then
     while read -r _ coll bytes alg; do
         case $coll in *-skew) continue ;; esac # the same class as the call without
         k=$(class "$bytes")
-        grep -q "^$coll $k $alg mpi=" "$f" || bad "no cell '$coll $k $alg' with timings in $f"
+        grep -q "^$coll $k $alg \(spell=[12] \)\?mpi=" "$f" || bad "no cell '$coll $k $alg' with timings in $f"
     done <"$work/first"
     cat "$f"
     cp "$f" "$work/kept"
@@ -92,8 +94,8 @@ if [ -n "$f" ]; then
 
     # 4. redo
     VRED_LEARN=redo run redo
-    grep -q '^allreduce 20 [a-z]* mpi=' "$f" || bad "redo: allreduce 20 not measured again"
-    grep -q '^bcast 20 [a-z]* mpi=' "$f" || bad "redo: bcast 20 not measured again"
+    grep -q '^allreduce 20 [a-z]* \(spell=[12] \)\?mpi=' "$f" || bad "redo: allreduce 20 not measured again"
+    grep -q '^bcast 20 [a-z]* \(spell=[12] \)\?mpi=' "$f" || bad "redo: bcast 20 not measured again"
 
     # 5. another key, garbage
     printf 'key cpu=elsewhere\nallreduce 20 ring\n' >"$f"
@@ -104,7 +106,31 @@ if [ -n "$f" ]; then
     grep -q '^key cpu=' "$f" || bad "on: a garbage file was not rewritten"
 fi
 
-# 6. off, and a cache that cannot be written
+# 6. slow spells: with VRED_LEARN_SPELL=1 every class counts as measured in one. The first run
+#    marks every cell spell=1, the next measures each again and marks it spell=2, the third
+#    measures nothing (the file stays as it is). Every cell carries the probe's ratio.
+rm -rf "$dir"
+for pass in 1 2 3; do
+    VRED_LEARN_SPELL=1 VRED_LEARN=on run spell$pass
+    f=$(file)
+    [ -n "$f" ] || { bad "spell pass $pass: no cache file"; break; }
+    cells=$(grep -vc '^#\|^key ' "$f")
+    [ "$cells" -gt 0 ] || bad "spell pass $pass: no cells"
+    want=$((pass < 3 ? pass : 2))
+    n=$(grep -c " spell=$want .*ordinary/streaming=[0-9.]*\$" "$f")
+    [ "$n" = "$cells" ] || { bad "spell pass $pass: $n of $cells cells spell=$want with a ratio"; cat "$f"; }
+    [ $pass = 3 ] && ! cmp -s "$f" "$work/spell_kept" && bad "spell pass 3: a spell=2 cell was measured again"
+    cp "$f" "$work/spell_kept"
+done
+# With the default threshold, a cell marked spell=1 by hand is measured again, the others not.
+if [ -n "$f" ]; then
+    sed -i -e 's/^allreduce 20 .*/allreduce 20 mpi spell=1/' "$f"
+    VRED_LEARN=on run spell_default
+    grep -q '^allreduce 20 [a-z]* \(spell=2 \)\?mpi=' "$f" || bad "spell=1 by hand: allreduce 20 not measured again"
+    grep '^bcast 20 ' "$f" | grep -q ' spell=2 ' || bad "spell=2: bcast 20 measured again"
+fi
+
+# 7. off, and a cache that cannot be written
 rm -rf "$dir"
 VRED_LEARN=off run off
 [ -z "$(file)" ] || bad "off: a cache file was written"

@@ -51,6 +51,12 @@ int vred_shm_small_fits(const vred_shm *s, int bcast, size_t block, int p);
 int vred_shm_small_move(vred_shm *s, int bcast, const void *sbuf, void *rbuf, size_t block,
                         int root, int ok, int key, int out[5]);
 
+/* The host's slow spells (spell.c): the time of rounds that carry 64 KiB from one of the node's
+ * cores to the others through the banks with ordinary stores over their time with streaming
+ * stores (under 1 on a quiet machine, several times 1 in a spell); 0 where there is nothing to
+ * measure (one rank, banks of a few pages, no memory). Collective over the node. */
+double vred_shm_spell_ratio(vred_shm *s);
+
 /* 1 if a message of `bytes` fits the DPML-like algorithm: every rank's whole buffer in one bank
  * (dpml.c; asked by entry.c only). */
 int vred_shm_dpml_fits(const vred_shm *s, size_t bytes);
