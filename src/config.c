@@ -203,8 +203,8 @@ static const knob knobs[] = {
      0, 0},
     {"VRED_LEARN_SPELL", KNOB_INT, "0..100000", "200", apply_learn_spell,
      "percent: a class learned while ordinary stores between the node's cores took more than "
-     "this much of the time of streaming ones (the host's slow spells) is measured again by the "
-     "next run; 1 = every class (testing), 0 = never", 0, 100000},
+     "this much of the time of streaming ones (the host's slow spells) is measured again by "
+     "later runs; 1 = every class (testing), 0 = never", 0, 100000},
     {"VRED_TUNE_FILE", KNOB_PATH, "a file written by vred-bench tune", "", apply_tune,
      "cost-model parameters measured on this machine (default: built in)", 0, 0},
     {"VRED_TEST_FAIL", KNOB_SPEC, "off or POINT:RANK[:N], POINT alloc, pmpi or step", "off",

@@ -41,8 +41,10 @@ typedef struct {
     signed char alg[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     /* The host's slow spells (learn.c): 1 = the kept cell was measured in one, by an earlier
      * run, and is measured again by this one (VRED_LEARN=on); 2 = measured in one and final for
-     * this run; 0 = neither. */
+     * this run; 0 = neither. spell_runs: how many measurements in a row fell in a spell (the
+     * cache's spell=N), counted on by the next one. */
     signed char spell[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
+    unsigned char spell_runs[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     signed char mode; /* rank 0's VRED_LEARN (a vred_learn_mode): all ranks act on the same */
     int spell_pct;    /* rank 0's VRED_LEARN_SPELL, likewise */
 } vred_learned;

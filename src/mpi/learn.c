@@ -18,9 +18,11 @@
  * went to the MPI from 16 KiB, where MA runs 1.4-2.3x faster). So the node's ranks also time a
  * probe before and after the candidates (vred_shm_spell_ratio): ordinary against streaming
  * stores between the cores, a ratio no CPU model has to be known for. Above VRED_LEARN_SPELL
- * percent the run keeps its pick but marks the cell (spell=1); the next run measures it again
- * and keeps that result, marked spell=2 if it fell in a spell too: at most one more measurement
- * per class, even on a machine where ordinary stores between cores are always the slower kind.
+ * percent the run keeps its pick but marks the cell (spell=1, counting the measurements in a
+ * row that fell in a spell); the next run measures it again. Spells can last minutes, so the
+ * runs after that do so too until one measures the class outside a spell, but only where some
+ * class of the file was measured outside one: on a machine where ordinary stores between cores
+ * are always the slower kind, a class costs one more measurement, not one per run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -216,7 +218,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
 {
     vred_alg cand[NCAND];
     double med[NCAND];
-    int spell_before = vc->learned.spell[coll][k]; /* 1: a second measurement (select.c) */
+    int spell_before = vc->learned.spell[coll][k]; /* 1: measured again (select.c) */
     vred_front_invalidate(); /* the class's selection changes */
     /* A cell that cannot be measured (no buffers, a failed timing) follows the model for the
      * rest of this run, marked with a value no algorithm has, or keeps what the cache held for
@@ -252,6 +254,8 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         if (after > ratio) ratio = after;
         int spell = vc->learned.spell_pct > 0 && ratio * 100 > vc->learned.spell_pct;
         vc->learned.spell[coll][k] = (signed char)(spell ? 2 : 0); /* nothing more this run */
+        int runs = spell ? vc->learned.spell_runs[coll][k] + 1 : 0;
+        vc->learned.spell_runs[coll][k] = (unsigned char)(runs > 99 ? 99 : runs);
         int best = 0;
         for (int i = 1; i < nc; i++)
             if (med[i] < med[best]) best = i;
@@ -263,7 +267,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
                              vred_alg_name(cand[best]));
             if (spell && n > 0 && (size_t)n < sizeof line)
                 n += snprintf(line + n, sizeof line - (size_t)n, " spell=%d",
-                              spell_before == 1 ? 2 : 1);
+                              vc->learned.spell_runs[coll][k]);
             for (int i = 0; i < nc && n > 0 && (size_t)n < sizeof line; i++)
                 n += snprintf(line + n, sizeof line - (size_t)n, " %s=%.3e",
                               vred_alg_name(cand[i]), med[i]);

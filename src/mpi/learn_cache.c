@@ -157,6 +157,7 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
 {
     FILE *in = open_matching(f);
     char line[1024];
+    int calm = 0; /* a cell whose probe found no spell: this machine has quiet times */
     while (in && fgets(line, sizeof line, in)) {
         vred_coll c;
         vred_alg a;
@@ -165,11 +166,19 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
          * measured again. */
         if (line[0] == '#' || parse_cell(line, &c, &k, &a)) continue;
         l->alg[c][k] = (signed char)a;
-        /* measured in a slow spell: once (measure again) or twice (keep; learn.c) */
+        /* spell=N: the last N measurements fell in a slow spell (learn.c) */
         const char *sp = strstr(line, " spell=");
-        l->spell[c][k] = (signed char)(sp && atoi(sp + 7) == 1 ? 1 : sp ? 2 : 0);
+        int runs = sp ? atoi(sp + 7) : 0;
+        l->spell_runs[c][k] = (unsigned char)(runs < 1 ? (sp ? 1 : 0) : runs > 99 ? 99 : runs);
+        l->spell[c][k] = (signed char)(l->spell_runs[c][k] ? 1 : 0);
+        if (!sp && strstr(line, " ordinary/streaming=")) calm = 1;
     }
     if (in) fclose(in);
+    /* Measured in a spell once: measure again. More often: again only if some class was
+     * measured outside one, else spells may be all this machine has (keep what it measured). */
+    for (int c = 0; c < VRED_COLL_COUNT; c++)
+        for (int k = 0; k < VRED_LEARN_CLASSES; k++)
+            if (l->spell_runs[c][k] > 1 && !calm) l->spell[c][k] = 2;
 }
 
 /* mkdir -p with mode 0700 for the components it makes. */

@@ -11,7 +11,7 @@
 #   4. redo measures again and replaces the edited cells;
 #   5. a file of another key or of garbage is not read, and is rewritten;
 #   6. a class measured in one of the host's slow spells (VRED_LEARN_SPELL) is measured again
-#      by the next run, once;
+#      by the next run; again and again only where some class was measured outside a spell;
 #   7. off writes nothing; a cache that cannot be written costs one warning, not the run.
 # Every run also checks each result against the MPI's own (learn.c).
 #
@@ -108,7 +108,8 @@ fi
 
 # 6. slow spells: with VRED_LEARN_SPELL=1 every class counts as measured in one. The first run
 #    marks every cell spell=1, the next measures each again and marks it spell=2, the third
-#    measures nothing (the file stays as it is). Every cell carries the probe's ratio.
+#    measures nothing (no cell was ever measured outside a spell: the file stays as it is).
+#    Every cell carries the probe's ratio.
 rm -rf "$dir"
 for pass in 1 2 3; do
     VRED_LEARN_SPELL=1 VRED_LEARN=on run spell$pass
@@ -122,12 +123,17 @@ for pass in 1 2 3; do
     [ $pass = 3 ] && ! cmp -s "$f" "$work/spell_kept" && bad "spell pass 3: a spell=2 cell was measured again"
     cp "$f" "$work/spell_kept"
 done
-# With the default threshold, a cell marked spell=1 by hand is measured again, the others not.
 if [ -n "$f" ]; then
+    # The default threshold: a cell marked spell=1 by hand is measured again, the others not.
     sed -i -e 's/^allreduce 20 .*/allreduce 20 mpi spell=1/' "$f"
     VRED_LEARN=on run spell_default
     grep -q '^allreduce 20 [a-z]* \(spell=2 \)\?mpi=' "$f" || bad "spell=1 by hand: allreduce 20 not measured again"
     grep '^bcast 20 ' "$f" | grep -q ' spell=2 ' || bad "spell=2: bcast 20 measured again"
+    # Once some class was measured outside a spell, spell=2 cells are measured again too.
+    sed -i -e 's/^allreduce 20 .*/allreduce 20 mpi mpi=1e-4 ordinary\/streaming=0.50/' "$f"
+    VRED_LEARN_SPELL=1 VRED_LEARN=on run spell_calm_seen
+    grep '^bcast 20 ' "$f" | grep -q ' spell=3 ' || { bad "spell=2 beside a quiet cell: bcast 20 not measured again"; cat "$f"; }
+    grep -qx 'allreduce 20 mpi mpi=1e-4 ordinary/streaming=0.50' "$f" || bad "a quiet cell was measured again"
 fi
 
 # 7. off, and a cache that cannot be written
