@@ -277,28 +277,41 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
     return 1;
 }
 
+/* The node's region where the ranks can meet there instead of in the MPI: one node whose region
+ * is made, two ranks or more (then its node ranks are the communicator's). The same on every
+ * rank: it depends only on the communicator's state. */
+static vred_shm *node_region(const vred_coll_args *a)
+{
+    const vred_comm *vc = a->vc;
+    if (a->size < 2 || vc->nodes != 1 || vc->shm_state != 1 || !vc->node) return NULL;
+    return vc->node->shm;
+}
+
 int vred_front_agree(const vred_coll_args *a, int local_ok, int key, int all[5])
 {
-    /* The same allreduce checks that every rank names the same root (allgather: 0 on every
+    /* The agreement also checks that every rank names the same root (allgather: 0 on every
      * rank): with different roots, erroneous, vred's algorithms would wait forever or move the
-     * wrong bytes, and neither MPI checks it (docs/reliability.md, "Bad input"). */
+     * wrong bytes, and neither MPI checks it (docs/reliability.md, "Bad input"). On one node
+     * through the control lines rather than an MPI allreduce. */
+    vred_shm *s = node_region(a);
+    if (s) {
+        vred_shm_agree(s, a->root, local_ok, key, all);
+        return 1;
+    }
     int mine[5] = {local_ok, a->root, -a->root, key, -key};
     memcpy(all, mine, sizeof mine);
     return a->size < 2 ||
            vred_next()->Allreduce(mine, all, 5, MPI_INT, MPI_MIN, a->comm) == MPI_SUCCESS;
 }
 
-/* The node's region for a one-step bcast or allgather (shm/small.c), or NULL: one node whose
- * region is made, two ranks or more, the pipeline selected (a pinned cma keeps its own path),
- * and a message that fits. The same on every rank: it depends only on the selection, the
- * communicator's state and the bytes, which are. */
+/* The node's region for a one-step bcast or allgather (shm/small.c), or NULL: the region as
+ * above, the pipeline selected (a pinned cma keeps its own path), and a message that fits. The
+ * same on every rank: it depends only on the selection, the communicator's state and the
+ * bytes, which are. */
 static vred_shm *small_region(vred_coll coll, const vred_coll_args *a, vred_alg alg)
 {
-    const vred_comm *vc = a->vc;
-    if (alg != VRED_ALG_PIPE || a->size < 2 || vc->nodes != 1 || vc->shm_state != 1 || !vc->node)
-        return NULL;
-    vred_shm *s = vc->node->shm;
-    return vred_shm_small_fits(s, coll == VRED_COLL_BCAST, a->count, a->size) ? s : NULL;
+    vred_shm *s = alg == VRED_ALG_PIPE ? node_region(a) : NULL;
+    return s && vred_shm_small_fits(s, coll == VRED_COLL_BCAST, a->count, a->size) ? s : NULL;
 }
 
 /* What the ranks' agreement decided (all[] as vred_front_agree gives it, agreed = 0 if the

@@ -57,15 +57,17 @@ size_t vred_front_packed_size(MPI_Datatype datatype);
 int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_comm);
 
 /* vred_front_run for a call whose servability on this rank (local_ok) may differ between ranks:
- * when the selection picks a vred algorithm (large messages, equal on every rank), the ranks
- * agree first (one allreduce) and all pass the call to the MPI unless every rank can be
- * served. Small messages, which go to the MPI anyway, pay nothing. The allreduce also compares
+ * when the selection picks a vred algorithm (equal on every rank), the ranks agree first
+ * (vred_front_agree, or the one-step path of small calls) and all pass the call to the MPI
+ * unless every rank can be served. Calls the selection passes pay nothing. The agreement compares
  * a->root (set it to the same value on every rank when the collective has none): different
  * roots give MPI_ERR_ROOT on every rank, through the communicator's error handler. */
 int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
                           MPI_Comm user_comm);
 
-/* vred_front_run_agreed's agreement, one allreduce: all[0] = 1 if every rank's local_ok is,
+/* vred_front_run_agreed's agreement: through the node's control lines where the communicator
+ * is one node whose region is made (vred_shm_agree), else one allreduce. all[0] = 1 if every
+ * rank's local_ok is,
  * all[1] = the least root, -all[2] = the greatest; all[3] = the least key, -all[4] = the
  * greatest (the buffers' offsets mod 64: equal keys, no skew). 0 if the allreduce failed. (Also
  * timed by the learned selection, which must measure what a call costs.) */

@@ -96,8 +96,8 @@ static int run_vred(const probe *p, vred_alg alg, vred_coll_fn fn)
         .counts = p->coll == VRED_COLL_REDUCE_SCATTER ? p->counts : NULL,
     };
     /* bcast and allgather: what a served call costs includes the front's agreement (the
-     * ranks' layouts and roots, vred_front_run_agreed): about a microsecond at 4 KiB by
-     * allreduce, or carried in the one step of a small call. */
+     * ranks' layouts and roots, vred_front_run_agreed): through the node's control lines, by
+     * allreduce across nodes, or carried in the one step of a small call. */
     return moves ? vred_front_move(p->coll, &a, alg, fn) : fn(&a);
 }
 

@@ -29,11 +29,12 @@ typedef struct {
     uint64_t cma_token;         /* the probe: the value peers must find at cma_addr */
     uint64_t pidns_dev, pidns_ino; /* the owner's PID namespace (its /proc/self/ns/pid) */
     pid_t pid;                  /* the owner, for telling a dead peer from a slow one */
-    /* The owner's arguments in a one-step bcast or allgather (small.c): ok, root, layout key,
-     * in two copies by round parity, so that a rank one round ahead does not overwrite what a
-     * slower peer has still to read. */
-    int32_t args[2][3];
-    char pad[128 - 7 * sizeof(uint64_t) - sizeof(pid_t) - 6 * sizeof(int32_t)];
+    /* The owner's arguments (ok, root, layout key) in a one-step bcast or allgather (args[0],
+     * by round parity) and in an agreement alone (args[1], by the agreements' parity; small.c),
+     * two copies each so that a rank one step ahead does not overwrite what a slower peer has
+     * still to read. */
+    int32_t args[2][2][3];
+    char pad[128 - 7 * sizeof(uint64_t) - sizeof(pid_t) - 12 * sizeof(int32_t)];
 } vred_shm_ctl;
 _Static_assert(sizeof(vred_shm_ctl) == 128, "one control line is two cache lines");
 
@@ -65,6 +66,7 @@ typedef struct {
      * the same algorithm with the same number of steps and rounds. */
     uint64_t seq;
     uint64_t round;
+    uint64_t agreements; /* vred_shm_agree calls (small.c) */
     size_t bank_next[2]; /* where the next round in each bank starts (sync.h, round_begin) */
 } vred_shm;
 

@@ -57,6 +57,11 @@ int vred_shm_small_move(vred_shm *s, int bcast, const void *sbuf, void *rbuf, si
  * measure (one rank, banks of a few pages, no memory). Collective over the node. */
 double vred_shm_spell_ratio(vred_shm *s);
 
+/* The front's agreement alone (vred_front_agree, for a call the one-step path does not take),
+ * through the control lines: one post and a wait for every peer's, no round, nothing in the
+ * banks. out[] as for vred_shm_small_move. */
+void vred_shm_agree(vred_shm *s, int root, int ok, int key, int out[5]);
+
 /* 1 if a message of `bytes` fits the DPML-like algorithm: every rank's whole buffer in one bank
  * (dpml.c; asked by entry.c only). */
 int vred_shm_dpml_fits(const vred_shm *s, size_t bytes);
