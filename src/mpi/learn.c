@@ -20,9 +20,10 @@
  * stores between the cores, a ratio no CPU model has to be known for. Above VRED_LEARN_SPELL
  * percent the run keeps its pick but marks the cell (spell=1, counting the measurements in a
  * row that fell in a spell); the next run measures it again. Spells can last minutes, so the
- * runs after that do so too until one measures the class outside a spell, but only where some
- * class of the file was measured outside one: on a machine where ordinary stores between cores
- * are always the slower kind, a class costs one more measurement, not one per run.
+ * runs after that do so too until one measures the class outside a spell, but only once some
+ * class was measured outside one on this machine (learn_cache.c): on a machine where ordinary
+ * stores between cores are always the slower kind, a class costs one more measurement, not one
+ * per run.
  */
 #include <math.h>
 #include <stdio.h>

@@ -19,6 +19,7 @@
  * half a file and two jobs writing at once lose at most one cell.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -153,11 +154,47 @@ static int parse_cell(const char *line, vred_coll *coll, int *k, vred_alg *alg)
     return 0;
 }
 
+/* A cell line measured with the spell probe and outside a spell (learn.c). */
+static int quiet_cell(const char *line)
+{
+    return !strstr(line, " spell=") && strstr(line, " ordinary/streaming=");
+}
+
+/* 1 if a file of this machine (any MPI, shape or build: the key's fields before "mpi=") holds a
+ * cell measured outside a spell: the machine has quiet times, worth waiting for. */
+static int machine_has_quiet(const vred_learn_file *f)
+{
+    char dir[sizeof f->path], path[sizeof f->path + 256], line[4096];
+    const char *end = strstr(f->key, ";mpi=");
+    if (!f->path[0] || !end) return 0;
+    size_t prefix = (size_t)(end - f->key) + 1;
+    snprintf(dir, sizeof dir, "%s", f->path);
+    *strrchr(dir, '/') = 0;
+    DIR *d = opendir(dir);
+    int quiet = 0;
+    for (struct dirent *e; d && !quiet && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".txt")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *in = fopen(path, "r");
+        int mine = 0;
+        while (in && !quiet && fgets(line, sizeof line, in)) {
+            if (line[0] == '#') continue;
+            if (!strncmp(line, "key ", 4)) mine = !strncmp(line + 4, f->key, prefix);
+            else if (!mine) break;
+            else quiet = quiet_cell(line);
+        }
+        if (in) fclose(in);
+    }
+    if (d) closedir(d);
+    return quiet;
+}
+
 void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
 {
     FILE *in = open_matching(f);
     char line[1024];
-    int calm = 0; /* a cell whose probe found no spell: this machine has quiet times */
+    int quiet = 0, again = 0;
     while (in && fgets(line, sizeof line, in)) {
         vred_coll c;
         vred_alg a;
@@ -171,14 +208,16 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
         int runs = sp ? atoi(sp + 7) : 0;
         l->spell_runs[c][k] = (unsigned char)(runs < 1 ? (sp ? 1 : 0) : runs > 99 ? 99 : runs);
         l->spell[c][k] = (signed char)(l->spell_runs[c][k] ? 1 : 0);
-        if (!sp && strstr(line, " ordinary/streaming=")) calm = 1;
+        quiet |= quiet_cell(line);
+        again |= l->spell_runs[c][k] > 1;
     }
     if (in) fclose(in);
-    /* Measured in a spell once: measure again. More often: again only if some class was
-     * measured outside one, else spells may be all this machine has (keep what it measured). */
+    /* Measured in a spell once: measure again. More often: again only if this machine was ever
+     * measured outside one, else spells may be all it has (keep what it measured). */
+    if (!again || quiet || machine_has_quiet(f)) return;
     for (int c = 0; c < VRED_COLL_COUNT; c++)
         for (int k = 0; k < VRED_LEARN_CLASSES; k++)
-            if (l->spell_runs[c][k] > 1 && !calm) l->spell[c][k] = 2;
+            if (l->spell_runs[c][k] > 1) l->spell[c][k] = 2;
 }
 
 /* mkdir -p with mode 0700 for the components it makes. */

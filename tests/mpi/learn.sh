@@ -129,10 +129,18 @@ if [ -n "$f" ]; then
     VRED_LEARN=on run spell_default
     grep -q '^allreduce 20 [a-z]* \(spell=2 \)\?mpi=' "$f" || bad "spell=1 by hand: allreduce 20 not measured again"
     grep '^bcast 20 ' "$f" | grep -q ' spell=2 ' || bad "spell=2: bcast 20 measured again"
-    # Once some class was measured outside a spell, spell=2 cells are measured again too.
+    # Once this machine measured some class outside a spell, spell=2 cells are measured again
+    # too: here in the file of another MPI (the same CPU), then in this file.
+    other=$dir/0000000000000000.txt
+    sed -i -e 's/^allreduce 20 .*/allreduce 20 mpi spell=2/' "$f" # no quiet cell in this file
+    grep '^key ' "$f" | sed 's/;mpi=[^;]*;/;mpi=another MPI;/' >"$other"
+    echo 'allreduce 20 mpi mpi=1e-4 ordinary/streaming=0.50' >>"$other"
+    VRED_LEARN_SPELL=1 VRED_LEARN=on run spell_quiet_elsewhere
+    grep '^bcast 20 ' "$f" | grep -q ' spell=3 ' || { bad "spell=2, another file quiet: bcast 20 not measured again"; cat "$f"; }
+    rm -f "$other"
     sed -i -e 's/^allreduce 20 .*/allreduce 20 mpi mpi=1e-4 ordinary\/streaming=0.50/' "$f"
-    VRED_LEARN_SPELL=1 VRED_LEARN=on run spell_calm_seen
-    grep '^bcast 20 ' "$f" | grep -q ' spell=3 ' || { bad "spell=2 beside a quiet cell: bcast 20 not measured again"; cat "$f"; }
+    VRED_LEARN_SPELL=1 VRED_LEARN=on run spell_quiet_here
+    grep '^bcast 20 ' "$f" | grep -q ' spell=4 ' || { bad "spell=3 beside a quiet cell: bcast 20 not measured again"; cat "$f"; }
     grep -qx 'allreduce 20 mpi mpi=1e-4 ordinary/streaming=0.50' "$f" || bad "a quiet cell was measured again"
 fi
 
