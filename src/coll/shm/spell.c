@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "local/copy.h"
+#include "next/next.h"
 
 enum { BYTES = 64 << 10, ROUNDS = 8, BLOCKS = 4 };
 
@@ -73,7 +74,8 @@ double vred_shm_spell_ratio(vred_shm *s)
     if (s->size < 2 || n < VRED_STORES_MIN_SLICE) return 0;
     char *src = malloc(n), *dst = malloc(n);
     int ok = src && dst;
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, s->comm) != MPI_SUCCESS) ok = 0;
+    if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, s->comm) != MPI_SUCCESS)
+        ok = 0;
     double t[2][BLOCKS], ratio = 0;
     if (ok) {
         for (size_t i = 0; i < n; i++) src[i] = (char)i;
