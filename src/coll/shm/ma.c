@@ -16,6 +16,8 @@
  * and reduce leave it in the bank, and after everyone's last step every rank (allreduce) or the
  * root (reduce) copies the whole chunk out: a non-temporal copy in the paper's sense (rbuf is
  * not read again during the collective), streamed when the working set exceeds the cache.
+ * A rank that copies out takes its own slot at its last step, a few KiB at a time right after
+ * reducing them, while they are in its L1 (own_fold), and after the wait only the peers' slots.
  *
  * Synchronisation: every rank posts after each of its g steps, then posts padding up to gmax
  * (the largest group), so that after every round the seq counters of all node ranks are equal
@@ -32,6 +34,40 @@ static const char *slot_src(const vred_ma *ma, int q)
     return vred_at(ma->a->sbuf, ma->disp[q] + ma->c * ma->I, ma->es);
 }
 
+/* 1 if this rank copies the chunk out to its receive buffer (allreduce: every rank; reduce:
+ * the root; reduce_scatter: none, its sum goes there directly). */
+static int copies_out(const vred_ma *ma)
+{
+    return ma->kind == VRED_MA_ALLREDUCE || (ma->kind == VRED_MA_REDUCE && ma->r == ma->a->root);
+}
+
+/* The rbuf place of slot q of the current chunk. */
+static char *slot_dst(const vred_ma *ma, int q)
+{
+    return vred_at(ma->a->rbuf, ma->disp[q] + ma->c * ma->I, ma->es);
+}
+
+/* The flat last step of a rank that copies out: its own slot's sum into the bank for the peers
+ * and into rbuf, a block at a time, the copy reading what the reduction has just stored to L1.
+ * Copied after the wait instead (a second pass over the bank, from L2 or further), the slot cost
+ * more than the copy: at 2 ranks on Zen 4, MA allreduce of 1 MiB took 85 us that way and 48 with
+ * 4 KiB blocks here, and the peer's next copy into those lines of the bank ran 3x faster (two-
+ * process model of the round, docs/shm.md). Where the reduction is threaded (idle cores), the
+ * whole slot is reduced at once and copied after it. In place the copy overwrites only input
+ * elements this rank has just reduced. */
+enum { OWN_BLOCK = 4 << 10 };
+static void own_fold(const vred_ma *ma, const char *src, char *slot, char *dst, size_t n)
+{
+    size_t es = ma->es, block = OWN_BLOCK / es ? OWN_BLOCK / es : 1;
+    if (vred_threads_for(n * es) > 1) block = n;
+    for (size_t i = 0; i < n; i += block) {
+        size_t k = n - i < block ? n - i : block;
+        vred_par_reduce3(ma->a->e, es, vred_at(src, i, es), vred_at(slot, i, es),
+                         vred_at(slot, i, es), k);
+        vred_copy(vred_at(dst, i, es), vred_at(slot, i, es), k * es, ma->nt);
+    }
+}
+
 /* Step j of the group phase on part (t+1+j) % g: its slots [q0, q1). */
 static void group_step(vred_ma *ma, int j)
 {
@@ -46,21 +82,24 @@ static void group_step(vred_ma *ma, int j)
         char *slot = vred_ma_slot(ma, ma->k, q);
         if (j == 0)
             vred_stores_copy(&ma->in, slot, slot_src(ma, q), n * ma->es, n == ma->I);
+        else if (final && copies_out(ma))
+            own_fold(ma, slot_src(ma, q), slot, slot_dst(ma, q), n);
         else
             vred_par_reduce3(ma->a->e, ma->es, slot_src(ma, q), slot, final ? vred_ma_own_out(ma) : slot, n);
     }
 }
 
-/* The bank's whole chunk to rbuf (allreduce: every rank; reduce: the root). In place this
- * overwrites only the chunk's own input elements, which this rank has read already, and later
- * chunks read only elements past them. */
+/* The bank's chunk to rbuf (allreduce: every rank; reduce: the root), but for this rank's own
+ * slot where the flat last step put it there (own_fold). In place this overwrites only the
+ * chunk's own input elements, which this rank has read already, and later chunks read only
+ * elements past them. */
 static void copy_out(const vred_ma *ma)
 {
     for (int q = 0; q < ma->p; q++) {
         size_t n = vred_ma_slot_n(ma, q);
+        if (q == ma->r && ma->m == 1 && ma->g > 1) continue; /* own_fold copied it */
         if (n)
-            vred_copy(vred_at(ma->a->rbuf, ma->disp[q] + ma->c * ma->I, ma->es),
-                      vred_ma_slot(ma, 0, q), n * ma->es, ma->nt);
+            vred_copy(slot_dst(ma, q), vred_ma_slot(ma, 0, q), n * ma->es, ma->nt);
     }
 }
 
