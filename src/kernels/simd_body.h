@@ -49,13 +49,13 @@
  * the stores just issued: a fold whose output sits 48 bytes past the bank slice it reads ran at
  * 0.82x of its aligned speed at 1 MiB (AVX-512, Zen 4; `vred-kbench align`, fold at 48/48),
  * 1.02x backwards, where the loads run below the stores. Measured there too, and left forwards:
- * 1-32 bytes above ran at 0.97-1.04x forwards; below 64 KiB (in L1 or just out of it),
- * backwards measured slower, not faster (4 KiB MPI_Reduce_local form with `inout` 16 above
- * `in`: 0.83x forwards, 0.59x backwards). Not where the other input sits just above `o`
- * (backwards would meet that one), nor in place (each vector reads its bytes before it writes
- * them).
+ * 1-32 bytes above ran at 0.97-1.04x forwards. From 16 KiB: at 64 KiB forwards ran at 0.57-0.65x
+ * (AVX-512; AVX2 at 32 KiB 0.71x), backwards 0.98-1.01x; at 16 KiB 0.87x -> 0.92-0.96x. Below it
+ * (in L1) backwards is slower: 4 KiB at 48/48 0.77x forwards, 0.08x backwards (`vred-kbench
+ * align`, Zen 4). Not where the other input sits just above `o` (backwards would meet that one),
+ * nor in place (each vector reads its bytes before it writes them).
  */
-enum { VRED_SIMD_ALIAS_LO = 33, VRED_SIMD_ALIAS_HI = 63, VRED_SIMD_BACKWARD_MIN = 64 << 10 };
+enum { VRED_SIMD_ALIAS_LO = 33, VRED_SIMD_ALIAS_HI = 63, VRED_SIMD_BACKWARD_MIN = 16 << 10 };
 static inline size_t vred_page_gap(const void *hi, const void *lo)
 {
     return (size_t)((uintptr_t)hi - (uintptr_t)lo) & 4095;
