@@ -14,7 +14,8 @@
  * MPI serves them, results equal; a contiguous type vred may serve, with the MPI's result). Once with MPI_ERRORS_RETURN (the code comes back), once with
  * a counting handler (invoked exactly as often as by the MPI).
  * Cases an MPI crashes on run apart, one job at a time (--isolated, driven by bad_input.sh);
- * --roots: mismatched roots (bad_input_roots.c); --valid: each valid call once
+ * --roots: mismatched roots (bad_input_roots.c); --counts vred: a bcast with mismatched counts
+ * between valid ones (bad_input_counts.c); --valid: each valid call once
  * (config_knobs.sh, disable_untouched.sh).
  */
 #define _GNU_SOURCE
@@ -209,6 +210,10 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "--roots")) {
         force_vred();
         return bi_roots(argc, argv, &vred, &mpi);
+    }
+    if (argc == 3 && !strcmp(argv[1], "--counts") && !strcmp(argv[2], "vred")) {
+        force_vred();
+        return bi_counts(&vred);
     }
     bi_cases_init();
 

@@ -2,7 +2,8 @@
 # 2 and 3 ranks; the cases an MPI crashes on and mismatched roots (bad_input.sh) on 2. Included
 # once per flavor from CMakeLists.txt (flavor, mpiexec, ompi).
 set(t test_mpi_bad_input_${flavor})
-add_executable(${t} bad_input.c bad_input_calls.c bad_input_cases.c bad_input_roots.c)
+add_executable(${t} bad_input.c bad_input_calls.c bad_input_cases.c bad_input_roots.c
+  bad_input_counts.c)
 target_link_libraries(${t} PRIVATE vred_mpi_${flavor} vred_mpi_deps_${flavor} ${CMAKE_DL_LIBS})
 target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
 set(names "")

@@ -44,9 +44,11 @@ int vred_shm_allgather_cma(const vred_shm_args *a);
  * agreement (small.c), on a one-node communicator whose node ranks are its ranks. fits: 1 if
  * a call of `block` bytes (allgather: per rank) is small enough. move: every rank's ok, root
  * and key into out[] as vred_front_agree gives them (out[0] all ok, out[1] / -out[2] the
- * least / greatest root, out[3] / -out[4] the least / greatest key); 1 if every rank was ok
- * with the same root, and then the data has moved (rbuf: every non-root's for bcast, every
- * rank's whole result for allgather), else 0 and nothing any rank wrote is read. */
+ * least / greatest root, out[3] / -out[4] the least / greatest key, where each rank's key is
+ * 2 key + the class of its call's place in the bank: ranks that differ there, only on erroneous
+ * input, get out[0] = 0); 1 if every rank was ok with the same root, and then the data has
+ * moved (rbuf: every non-root's for bcast, every rank's whole result for allgather), else 0 and
+ * nothing any rank wrote is read. */
 int vred_shm_small_fits(const vred_shm *s, int bcast, size_t block, int p);
 int vred_shm_small_move(vred_shm *s, int bcast, const void *sbuf, void *rbuf, size_t block,
                         int root, int ok, int key, int out[5]);
