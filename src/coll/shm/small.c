@@ -33,9 +33,9 @@ enum { SMALL_MAX = 16 << 10 };
  * SMALL_MAX whatever its size, so that ranks agree on the place as long as they agree on the
  * class. Fixed, a store into lines the peer read the call before waits for each of them: 2
  * ranks on Zen 4, Open MPI 4.1, back to back, quiet machine (3 runs each): bcast 12 KiB
- * 0.94-1.28 -> 0.68-0.72 us, 16 KiB 1.68-1.82 -> 0.75-0.78; allgather 12 KiB 0.82-0.83 ->
- * 0.75-0.77, 16 KiB 1.29-1.35 -> 1.06-1.08; but bcast 8 KiB 0.62-0.73 fixed, 0.87-0.92
- * rotating. */
+ * 0.94-1.28 -> 0.54-0.72 us, 16 KiB 1.68-1.82 -> 0.75-0.83; allgather 12 KiB 0.82-0.83 ->
+ * 0.75-0.83, 16 KiB 1.29-1.35 -> 1.06-1.08; but bcast 8 KiB 0.62-0.73 fixed, 0.87-0.92
+ * rotating (docs/shm.md). */
 enum { SMALL_FIXED = 8 << 10 };
 
 int vred_shm_small_fits(const vred_shm *s, int bcast, size_t block, int p)
