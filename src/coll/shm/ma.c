@@ -41,6 +41,14 @@ static int copies_out(const vred_ma *ma)
     return ma->kind == VRED_MA_ALLREDUCE || (ma->kind == VRED_MA_REDUCE && ma->r == ma->a->root);
 }
 
+/* 1 if this rank's flat last step takes its own slot out to rbuf (own_fold), so that copy_out
+ * skips it: one group (with groups the last step leaves only a partial), a last step that folds
+ * (g > 1; with g = 1 step 0 is the last), and a rank that copies out. */
+static int folds_own(const vred_ma *ma)
+{
+    return ma->m == 1 && ma->g > 1 && copies_out(ma);
+}
+
 /* The rbuf place of slot q of the current chunk. */
 static char *slot_dst(const vred_ma *ma, int q)
 {
@@ -82,7 +90,7 @@ static void group_step(vred_ma *ma, int j)
         char *slot = vred_ma_slot(ma, ma->k, q);
         if (j == 0)
             vred_stores_copy(&ma->in, slot, slot_src(ma, q), n * ma->es, n == ma->I);
-        else if (final && copies_out(ma))
+        else if (final && folds_own(ma))
             own_fold(ma, slot_src(ma, q), slot, slot_dst(ma, q), n);
         else
             vred_par_reduce3(ma->a->e, ma->es, slot_src(ma, q), slot, final ? vred_ma_own_out(ma) : slot, n);
@@ -97,7 +105,7 @@ static void copy_out(const vred_ma *ma)
 {
     for (int q = 0; q < ma->p; q++) {
         size_t n = vred_ma_slot_n(ma, q);
-        if (q == ma->r && ma->m == 1 && ma->g > 1) continue; /* own_fold copied it */
+        if (q == ma->r && folds_own(ma)) continue; /* own_fold copied it */
         if (n)
             vred_copy(slot_dst(ma, q), vred_ma_slot(ma, 0, q), n * ma->es, ma->nt);
     }
