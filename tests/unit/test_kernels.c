@@ -342,8 +342,9 @@ static void sweep(void)
                 /* Byte offsets from a 64-byte boundary: aligned; whole elements off the cache
                  * line; and off by bytes inside an element (MPI buffers may be anywhere). */
                 /* The last set puts the 3-buffer and n-ary outputs 48 bytes above their
-                 * inputs in the page: from 16 KiB (the largest length is 64 KiB) the loop runs
-                 * backwards (simd_body.h). */
+                 * inputs in the page: from 16 KiB the loop runs backwards (simd_body.h), so
+                 * the 4113-element length (types of 4 bytes and more) and the 280004-byte one
+                 * run it. */
                 size_t offsets[4][3] = {{0, 0, 0},
                                         {(1 % wv) * size, (2 % wv) * size, (3 % wv) * size},
                                         {(wv - 1) * size + 1, 3, size + 5},
