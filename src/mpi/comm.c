@@ -189,7 +189,7 @@ static int measure_link(vred_comm *vc, int key)
         if (vc->rank == 0) {
             /* beta from the difference of two sizes: a constant of the link (a rate
              * limiter's burst, a rendezvous) cancels out. But a 256 KiB round trip that was
-             * slow in both tries (a peer waiting for its core) shrinks the difference: a CI
+             * slow in both tries (as when a peer waits for its core) shrinks the difference: a CI
              * run beside other tests took a 1 Gbit/s link for one of over 3 Gbit/s. So beta
              * is at least what the fastest 1 MiB round trip alone says, which is never faster
              * than the link (3/4 of its rate where a 256 KiB burst went free). */
