@@ -22,14 +22,18 @@ static inline void cpu_relax(void)
 }
 
 /* Polls (a pause each, some tens of ns) before a waiter starts yielding its core. Oversubscribed
- * (s->yield): SPIN, long enough to catch a peer that is a few microseconds behind on its own
- * core, short enough not to starve a peer that shares ours. Otherwise SPIN_ALONE, about a
- * millisecond: a step takes microseconds, so a yield there would hand the core to any runnable
- * background process for a time slice (sync.h), but a wait that long means the peer is not
- * running (another job on the node took its core), and then yielding lets it run sooner.
+ * (s->yield): SPIN, a couple of microseconds, enough for a peer running on another core that is
+ * about to publish; the peer more likely shares our core and runs only once we yield. 4000
+ * polls (~0.1 ms) there made 4 ranks on 2 CPUs take 114 us per 4 KiB MA allreduce, 24 with 64;
+ * namespaced hosts of one CPU and 2 ranks each took 4.5 ms per 4 MiB allreduce, 3.5 with 64
+ * (the other rank's spin held the core the leader's TCP transfer needed). Otherwise
+ * SPIN_ALONE, about a millisecond: a step takes microseconds, so a yield there would hand the
+ * core to any runnable background process for a time slice (sync.h), but a wait that long
+ * means the peer is not running (another job on the node took its core), and then yielding
+ * lets it run sooner.
  * While yielding, every PROGRESS_YIELD-th poll drives the MPI (below); while spinning, every
  * PROGRESS_SPIN-th: a few tens of microseconds apart either way. */
-enum { SPIN = 4000, SPIN_ALONE = 40000, PROGRESS_YIELD = 64, PROGRESS_SPIN = 1024 };
+enum { SPIN = 64, SPIN_ALONE = 40000, PROGRESS_YIELD = 64, PROGRESS_SPIN = 1024 };
 /* How often a waiter that yields asks whether its peer still lives. By the clock, not by polls:
  * on a busy machine one sched_yield can give the core away for a whole time slice (ms), and a
  * count of 16,384 polls then took minutes, so a job with a dead rank looked hung. */
