@@ -14,6 +14,7 @@
 #include "mpi/learn.h"
 #include "next/next.h"
 #include "mpi/types.h"
+#include "coll/link_fit.h"
 #include "coll/shm/node.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -177,9 +178,7 @@ static int measure_link(vred_comm *vc, int key)
         round_trip(vc->comm, vc->rank, 0, peer, buf, LINK_BIG); /* connection set-up */
         for (int i = 0; i < LINK_SMALL_REPS; i++)
             rt[i] = round_trip(vc->comm, vc->rank, 0, peer, buf, 8);
-        /* alpha from the median round trip, not the fastest: where ranks outnumber cores
-         * (3 namespaced hosts on 2 CPUs) the typical message waits for its receiver to be
-         * scheduled, and the fastest one hides that from the model */
+        /* the median (coll/link_fit.h says why) */
         qsort(rt, LINK_SMALL_REPS, sizeof rt[0], cmp_double);
         double small = rt[LINK_SMALL_REPS / 2];
         for (int i = 0; i < LINK_BIG_REPS; i++) {
@@ -187,18 +186,10 @@ static int measure_link(vred_comm *vc, int key)
             big = fmin(big, round_trip(vc->comm, vc->rank, 0, peer, buf, LINK_BIG));
         }
         if (vc->rank == 0) {
-            /* beta from the difference of two sizes: a constant of the link (a rate
-             * limiter's burst, a rendezvous) cancels out. But a 256 KiB round trip that was
-             * slow in both tries (as when a peer waits for its core) shrinks the difference: a CI
-             * run beside other tests took a 1 Gbit/s link for one of over 3 Gbit/s. So beta
-             * is at least what the fastest 1 MiB round trip alone says, which is never faster
-             * than the link (3/4 of its rate where a 256 KiB burst went free). */
-            double alpha = small / 2;
-            double beta = fmax((big - mid) / 2 / (LINK_BIG - LINK_BIG / 4),
-                               (big - small) / 2 / LINK_BIG);
-            if (alpha > 0 && beta > 0) {
-                vc->model.alpha_net = alpha;
-                vc->model.beta_net = beta;
+            vred_link_fit f = vred_link_fit_round_trips(small, mid, big, LINK_BIG);
+            if (f.beta > 0) {
+                vc->model.alpha_net = f.alpha;
+                vc->model.beta_net = f.beta;
             }
         }
     }
