@@ -25,8 +25,9 @@ static inline void cpu_relax(void)
  * (s->yield): SPIN, a couple of microseconds, enough for a peer running on another core that is
  * about to publish; the peer more likely shares our core and runs only once we yield. 4000
  * polls (~0.1 ms) there made 4 ranks on 2 CPUs take 114 us per 4 KiB MA allreduce, 24 with 64;
- * namespaced hosts of one CPU and 2 ranks each took 4.5 ms per 4 MiB allreduce, 3.5 with 64
- * (the other rank's spin held the core the leader's TCP transfer needed). Otherwise
+ * on namespaced hosts of one CPU and 2 ranks each a 4 MiB allreduce went from 1.14-1.24x the
+ * MPI's speed to 1.23-1.39x (the other rank's spin held the core the leader's TCP transfer
+ * needed). Otherwise
  * SPIN_ALONE, about a millisecond: a step takes microseconds, so a yield there would hand the
  * core to any runnable background process for a time slice (sync.h), but a wait that long
  * means the peer is not running (another job on the node took its core), and then yielding
