@@ -1005,11 +1005,13 @@ def exp_multihost(R):
         if xl is not None:
             learned.append(xl)
         shape = f"{r['hosts']}x{r.get('ppn', '1')}"
+        b = bound_us(r)
         if r["hosts"] == "2" and r["collective"] == "allreduce" and int(r["size_bytes"]) >= 4 << 20:
             mpi_us = float(r["learned_mpi_us"] if xl is not None else r["mpi_us"])
-            ar2.setdefault((shape, r["mpi"]), []).append((xl if xl is not None else x, mpi_us / bound_us(r)))
+            # An unshaped link (rate none) has no bound here: every cell counts as reachable.
+            ar2.setdefault((shape, r["mpi"]), []).append((xl if xl is not None else x,
+                                                          mpi_us / b if b else math.inf))
         ts = [float(r[a + "_us"]) for a in ("binomial", "redscat", "ring", "recdbl") if r.get(a + "_us")]
-        b = bound_us(r)
         body.append([r["mpi"], shape, r["rate"], r["collective"], f"{int(r['size_bytes']) >> 20} MiB",
                      f"{b:.0f}" if b else "-", f"{float(r['mpi_us']):.0f}",
                      f"{float(r['learned_mpi_us']):.0f} / {float(r['learned_us']):.0f} ({r['learned_alg']})"

@@ -27,11 +27,10 @@ static inline void cpu_relax(void)
  * polls (~0.1 ms) there made 4 ranks on 2 CPUs take 114 us per 4 KiB MA allreduce, 24 with 64;
  * on namespaced hosts of one CPU and 2 ranks each a 4 MiB allreduce went from 1.14-1.24x the
  * MPI's speed to 1.23-1.39x (the other rank's spin held the core the leader's TCP transfer
- * needed). Otherwise
- * SPIN_ALONE, about a millisecond: a step takes microseconds, so a yield there would hand the
- * core to any runnable background process for a time slice (sync.h), but a wait that long
- * means the peer is not running (another job on the node took its core), and then yielding
- * lets it run sooner.
+ * needed). Otherwise SPIN_ALONE, about a millisecond: a step takes microseconds, so a yield
+ * there would hand the core to any runnable background process for a time slice (sync.h), but
+ * a wait that long means the peer is not running (another job on the node took its core), and
+ * then yielding lets it run sooner.
  * While yielding, every PROGRESS_YIELD-th poll drives the MPI (below); while spinning, every
  * PROGRESS_SPIN-th: a few tens of microseconds apart either way. */
 enum { SPIN = 64, SPIN_ALONE = 40000, PROGRESS_YIELD = 64, PROGRESS_SPIN = 1024 };
