@@ -103,52 +103,80 @@ ip_of() { echo "$net.$(($1 + 1))"; }
 say() { [ $verbose = 1 ] && echo "multihost: $*" >&2; return 0; }
 
 job=
+# SIGKILL to the given processes, then wait (2 s at most) until they are gone: a killed process
+# holds its network namespace, and so the host's veth, until it has exited.
+kill_all() {
+    [ $# -gt 0 ] || return 0
+    kill -KILL "$@" 2>/dev/null
+    local p left _
+    for _ in $(seq 200); do
+        left=0
+        for p in "$@"; do
+            [ -e /proc/$p ] && [ "$(awk '{print $3}' /proc/$p/stat 2>/dev/null)" != Z ] && left=1
+        done
+        [ $left = 0 ] && return 0
+        sleep 0.01
+    done
+}
+# Every process of run $1: those in its namespaces, and those outside that name its state
+# directory (timeout and the launcher's agents, on their way into a namespace).
+run_pids() {
+    local n
+    for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^vred-$1-h"); do
+        ip netns pids "$n" 2>/dev/null
+    done
+    pgrep -f "/run/vred-multihost/$1/"
+}
+# Remove run $1's objects, its processes first (twice: one may have been entering a namespace
+# the first time). The veths are deleted by name: a namespace's own teardown, which would take
+# them along, happens later, in the kernel's time.
+remove_run() {
+    local i n
+    kill_all $(run_pids "$1" | grep -vx "$$")
+    kill_all $(run_pids "$1" | grep -vx "$$")
+    for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^vred-$1-h"); do
+        i=${n##*-h}
+        ip link del "vr$1h$i" 2>/dev/null
+        ip netns del "$n" 2>/dev/null
+    done
+    ip link del "vrb$1" 2>/dev/null
+    rm -rf "/run/vred-multihost/$1" # (/run/vred-multihost itself stays: another run may be starting in it)
+}
 teardown() {
-    local rc=$? i
+    local rc=$?
     trap - EXIT INT TERM HUP
     if [ -n "$job" ]; then kill -TERM -- -"$job" 2>/dev/null; kill -TERM "$job" 2>/dev/null; fi
-    for ((i = 0; i < hosts; i++)); do
-        local n
-        n=$(ns $i)
-        [ -e /run/netns/$n ] || continue
-        local pids
-        pids=$(ip netns pids "$n" 2>/dev/null)
-        [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
-    done
+    remove_run "$id"
     [ -n "$job" ] && wait "$job" 2>/dev/null
-    for ((i = 0; i < hosts; i++)); do
-        ip link del "$(veth $i)" 2>/dev/null
-        [ -e /run/netns/$(ns $i) ] && ip netns del "$(ns $i)" 2>/dev/null
-    done
-    ip link del "$br" 2>/dev/null
-    rm -rf "$state" # (/run/vred-multihost itself stays: another run may be starting in it)
     exit $rc
 }
 
 # Runs whose script was killed outright (SIGKILL: no trap ran) left their objects: remove them.
 reap() {
     local d o pid
+    for d in /run/vred-multihost/.new-*; do # killed before its state directory was in place
+        [ -d "$d" ] && ! kill -0 "${d##*-}" 2>/dev/null && rm -rf "$d"
+    done
     for d in /run/vred-multihost/*/; do
         [ -f "$d/pid" ] || continue
         o=$(basename "$d")
         pid=$(cat "$d/pid")
         kill -0 "$pid" 2>/dev/null && continue
         echo "multihost: removing what the dead run $o (pid $pid) left" >&2
-        for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^vred-$o-h"); do
-            pids=$(ip netns pids "$n" 2>/dev/null)
-            [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
-            ip netns del "$n" 2>/dev/null
-        done
-        ip link del "vrb$o" 2>/dev/null
-        rm -rf "$d"
+        remove_run "$o"
     done
 }
 reap
 mkdir -p /run/vred-multihost || skip "cannot create /run/vred-multihost"
-# The run owns its objects from here on (mkdir fails if another run holds the id: its objects
-# are not this run's to tear down).
-mkdir "$state" 2>/dev/null || die "$state exists: another run with MULTIHOST_ID=$id is under way"
-echo $$ >"$state/pid"
+# The run owns its objects from here on. Its state directory appears with the pid already in it
+# (renamed into place), so that a run killed at any moment is found by reap. The rename fails if
+# another run holds the id: its objects are not this run's to tear down.
+new=/run/vred-multihost/.new-$$
+mkdir -p "$new" && echo $$ >"$new/pid" || skip "cannot write in /run/vred-multihost"
+mv -T "$new" "$state" 2>/dev/null || {
+    rm -rf "$new"
+    die "$state exists: another run with MULTIHOST_ID=$id is under way"
+}
 trap teardown EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT

@@ -37,7 +37,7 @@ check tdb$$ "hung job killed by --timeout"
 # Stopped from outside once its job runs (the sleeps exist on both hosts).
 wait_job() {
     for _ in $(seq 100); do
-        [ "$(pgrep -fc "sleep $marker")" -ge 2 ] && return 0
+        [ "$(pgrep -fc "^sleep $marker")" -ge 2 ] && return 0
         sleep 0.1
     done
     return 1
@@ -54,13 +54,18 @@ check tdc$$ "harness stopped by SIGTERM"
 MULTIHOST_ID=tdd$$ "$mh" --mpi $mpi --hosts 2 -- sleep $marker &
 h=$!
 wait_job || fail "SIGKILL: the job never started"
+# The job's processes outlive the harness (their own process group): the next run reaps them
+# with the namespaces. Its timeout, outside the namespaces, is stopped here, as a busy machine
+# may leave it unscheduled: the next run must still remove it (CI once found one alive).
+t=$(pgrep -f "^timeout .*sleep $marker")
+[ -n "$t" ] || fail "SIGKILL: no timeout process for the job"
+kill -STOP $t
 kill -KILL $h
 wait $h 2>/dev/null
-# The job's processes may outlive the harness (their own process group): the next run reaps
-# them with the namespaces.
 MULTIHOST_ID=tde$$ "$mh" --mpi $mpi --hosts 1 -- true 2>&1 | grep "removing what the dead run" ||
     fail "SIGKILL: the next run did not say it removed the dead run's objects"
 check tdd$$ "harness killed by SIGKILL, then the next run"
 check tde$$ "the next run"
+[ -n "$t" ] && kill -KILL $t 2>/dev/null # (were it left, it would hold ctest's pipe open)
 [ $fails = 0 ] && echo "teardown: every case left nothing behind"
 [ $fails = 0 ]
