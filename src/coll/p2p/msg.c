@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "coll/p2p/msg.h"
+#include "coll/p2p/wait.h"
 #include "coll/fail.h"
 #include "local/sparse.h"
 
@@ -258,7 +259,7 @@ static int bytes_of(const MPI_Status *st)
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 static int wait_all(MPI_Request *reqs, int n)
 {
-    return n ? PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    return n ? vred_wait_all(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
 }
 #pragma GCC diagnostic pop
 
@@ -304,7 +305,7 @@ static int receive(const vred_coll_args *a, const cut *c, int src, const void *l
         if (!all || !st) return MPI_ERR_NO_MEM;
         for (size_t k = 0; k < c->count; k++)
             if ((rc = post_recv(a, c, k, all + k * sb, src, &rr[k])) != MPI_SUCCESS) return rc;
-        if ((rc = PMPI_Waitall((int)c->count, rr, st)) != MPI_SUCCESS) return rc;
+        if ((rc = vred_wait_all((int)c->count, rr, st)) != MPI_SUCCESS) return rc;
         if ((rc = wait_all(reqs, ns)) != MPI_SUCCESS) return rc;
         for (size_t k = 0; k < c->count; k++)
             if ((rc = consume(a, c, k, all + k * sb, bytes_of(&st[k]), st[k].MPI_TAG, local, out,
@@ -336,7 +337,7 @@ static int receive(const vred_coll_args *a, const cut *c, int src, const void *l
     for (size_t done = 0; done < c->count; done++) {
         int s;
         MPI_Status st;
-        if ((rc = PMPI_Waitany(win, rr, &s, &st)) != MPI_SUCCESS) return rc;
+        if ((rc = vred_wait_any(win, rr, &s, &st)) != MPI_SUCCESS) return rc;
         size_t k = slot_seg[s];
         rc = consume(a, c, k, LAND(s, k), bytes_of(&st), st.MPI_TAG, local, out, recv_left);
         if (rc != MPI_SUCCESS) return rc;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "coll/shm/hier.h"
 #include "coll/p2p/p2p.h"
+#include "coll/p2p/wait.h"
 #include "coll/fail.h"
 
 enum { TAG_HIER = 7310 };
@@ -45,10 +46,11 @@ static int move_bytes(const vred_coll_args *a, void *buf, size_t n, int from, in
     for (size_t off = 0; off < n; off += INT_MAX / 2 + 1) {
         if (a->rank == from && vred_fail_inject(VRED_FAIL_PMPI)) return MPI_ERR_OTHER; /* testing */
         int m = (int)(n - off < (size_t)INT_MAX / 2 + 1 ? n - off : (size_t)INT_MAX / 2 + 1);
+        MPI_Request q;
         int rc = a->rank == from
-                     ? PMPI_Send((char *)buf + off, m, MPI_BYTE, to, TAG_HIER, a->comm)
-                     : PMPI_Recv((char *)buf + off, m, MPI_BYTE, from, TAG_HIER, a->comm,
-                                 MPI_STATUS_IGNORE);
+                     ? PMPI_Isend((char *)buf + off, m, MPI_BYTE, to, TAG_HIER, a->comm, &q)
+                     : PMPI_Irecv((char *)buf + off, m, MPI_BYTE, from, TAG_HIER, a->comm, &q);
+        if (rc == MPI_SUCCESS) rc = vred_wait_all(1, &q, MPI_STATUSES_IGNORE); /* yields */
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
