@@ -95,8 +95,8 @@ id=${MULTIHOST_ID:-$$}
 [[ $id =~ ^[a-z0-9]{1,10}$ ]] || die "MULTIHOST_ID '$id': 1 to 10 of a-z 0-9 (it names links)"
 state=/run/vred-multihost/$id
 br=vrb$id
-ns() { echo "vred-$id-h$1"; }
-veth() { echo "vr${id}h$1"; }
+ns() { echo "vred-${2:-$id}-h$1"; }  # host [run]: its namespace
+veth() { echo "vr${2:-$id}h$1"; }    # host [run]: its veth's end on the bridge
 net=10.231.0
 ip_of() { echo "$net.$(($1 + 1))"; }
 
@@ -122,7 +122,7 @@ kill_all() {
 # directory (timeout and the launcher's agents, on their way into a namespace).
 run_pids() {
     local n
-    for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^vred-$1-h"); do
+    for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$(ns '' "$1")"); do
         ip netns pids "$n" 2>/dev/null
     done
     pgrep -f "/run/vred-multihost/$1/"
@@ -134,9 +134,9 @@ remove_run() {
     local i n
     kill_all $(run_pids "$1" | grep -vx "$$")
     kill_all $(run_pids "$1" | grep -vx "$$")
-    for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^vred-$1-h"); do
+    for n in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$(ns '' "$1")"); do
         i=${n##*-h}
-        ip link del "vr$1h$i" 2>/dev/null
+        ip link del "$(veth "$i" "$1")" 2>/dev/null
         ip netns del "$n" 2>/dev/null
     done
     ip link del "vrb$1" 2>/dev/null

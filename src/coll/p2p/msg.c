@@ -254,14 +254,10 @@ static int bytes_of(const MPI_Status *st)
     return b;
 }
 
-/* gcc reads MPICH's MPI_STATUSES_IGNORE (a null array) as a zero-length buffer: a false alarm. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
 static int wait_all(MPI_Request *reqs, int n)
 {
     return n ? vred_wait_all(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
 }
-#pragma GCC diagnostic pop
 
 static int overlaps(const void *p, size_t pb, const void *q, size_t qb)
 {
