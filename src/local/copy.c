@@ -149,10 +149,17 @@ void vred_copy_set_mode(int mode)
     __atomic_store_n(&mode_override, mode, __ATOMIC_RELAXED);
 }
 
+/* Per thread: with MPI_THREAD_MULTIPLE two threads may run collectives of different classes at
+ * once. */
+static __thread int call_mode = -1;
+
+void vred_copy_set_call_mode(int mode) { call_mode = mode; }
+
 int vred_copy_mode(void)
 {
     int m = __atomic_load_n(&mode_override, __ATOMIC_RELAXED);
-    return m >= 0 ? m : (int)vred_config_get()->nt;
+    if (m < 0) m = (int)vred_config_get()->nt;
+    return m == VRED_NT_AUTO && call_mode >= 0 ? call_mode : m;
 }
 
 int vred_copy_use_nt(int non_temporal, size_t working_set)

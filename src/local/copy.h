@@ -30,7 +30,13 @@ int vred_copy_use_nt(int non_temporal, size_t working_set);
 /* Override VRED_NT at run time: a vred_nt_mode (config.h), or -1 to follow VRED_NT again. */
 void vred_copy_set_mode(int mode);
 
-/* The copy mode in force: the run-time override if set, else VRED_NT (a vred_nt_mode). */
+/* This thread's current call only: a vred_nt_mode the learned selection measured faster for it
+ * (-1: none). It applies where the mode would otherwise be automatic (VRED_NT=auto and no
+ * run-time override): a setting the user pinned always wins. */
+void vred_copy_set_call_mode(int mode);
+
+/* The copy mode in force: the run-time override if set, else VRED_NT (a vred_nt_mode); where
+ * that is automatic, this thread's call mode if set. */
 int vred_copy_mode(void);
 
 /* C: bytes of cache a node's working set can occupy (the last level, plus the private levels

@@ -270,7 +270,11 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
     *rc = MPI_SUCCESS;
     if (a->count == 0) return 1;
     if (a->size == 1) single(coll, a);
-    else *rc = fn(a);
+    else if (vred_select_learned_nt(coll, a->vc, bytes, alg)) {
+        vred_copy_set_call_mode(VRED_NT_ON); /* measured faster here (learn.c) */
+        *rc = fn(a);
+        vred_copy_set_call_mode(-1);
+    } else *rc = fn(a);
     if (*rc != MPI_SUCCESS && a->size > 1) failed(coll, alg, *rc);
     trim(a->vc);
     if (*rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(user_comm, *rc);

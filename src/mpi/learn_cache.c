@@ -203,6 +203,8 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
          * measured again. */
         if (line[0] == '#' || parse_cell(line, &c, &k, &a)) continue;
         l->alg[c][k] = (signed char)a;
+        /* nt=on: the pick runs with streaming stores (learn.c) */
+        l->nt[c][k] = (signed char)(a != VRED_ALG_MPI && strstr(line, " nt=on") != NULL);
         /* spell=N: the last N measurements fell in a slow spell (learn.c) */
         const char *sp = strstr(line, " spell=");
         int runs = sp ? atoi(sp + 7) : 0;
