@@ -45,6 +45,9 @@ typedef struct {
      * cache's spell=N), counted on by the next one. */
     signed char spell[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     unsigned char spell_runs[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
+    /* 1 = the learned vred algorithm runs with streaming stores (VRED_NT=on for its calls),
+     * measured faster so on this machine; 0 = the copy rule decides (local/copy.h). */
+    signed char nt[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     signed char mode; /* rank 0's VRED_LEARN (a vred_learn_mode): all ranks act on the same */
     int spell_pct;    /* rank 0's VRED_LEARN_SPELL, likewise */
 } vred_learned;
@@ -135,11 +138,14 @@ int vred_select_to_learn(vred_coll coll, const vred_comm *vc, size_t bytes);
 /* The learned choice for (coll, bytes) on vc when the choice is automatic: VRED_ALG_MPI, a vred
  * algorithm, or VRED_ALG_AUTO (nothing learned, or not automatic). */
 vred_alg vred_select_learned(vred_coll coll, const vred_comm *vc, size_t bytes);
+/* 1 if `alg`, selected for (coll, bytes) on vc, is the learned pick and was measured faster with
+ * streaming stores (the call then runs with vred_copy_set_call_mode(VRED_NT_ON)). */
+int vred_select_learned_nt(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg alg);
 /* What calibration compares for (coll, bytes) on vc: VRED_ALG_MPI first, then each of vred's
  * algorithms the automatic choice could pick at that size (the shared-memory ones usable on vc,
- * the model's cheapest point-to-point one; across nodes its next cheapest too, as room allows).
- * Returns how many (at most VRED_SELECT_CANDIDATES). */
-enum { VRED_SELECT_CANDIDATES = 4 };
+ * at most VRED_SELECT_SHM_CANDIDATES; the model's cheapest point-to-point one, across nodes its next
+ * cheapest too). Returns how many (at most VRED_SELECT_CANDIDATES). */
+enum { VRED_SELECT_SHM_CANDIDATES = 3, VRED_SELECT_CANDIDATES = 5 };
 int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,
                            vred_alg out[VRED_SELECT_CANDIDATES]);
 /* The point-to-point algorithm the model picks (the leaders' stage of a hierarchical

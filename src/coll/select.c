@@ -165,7 +165,7 @@ int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,
      * where it can be the faster: dpml's one synchronization at small sizes, ma's lesser data
      * movement at large ones. */
     double dmax = vc->model.shm_dpml_max;
-    for (int i = 0; i < NRULES && n < 3; i++) {
+    for (int i = 0; i < NRULES && n < VRED_SELECT_SHM_CANDIDATES + 1; i++) {
         const rule *r = &rules[i];
         if (r->coll != coll || r->fam == VRED_FAMILY_P2P || !usable(r, vc)) continue;
         if ((r->band == VRED_BAND_SMALL && (double)bytes > 16 * dmax) ||
@@ -174,7 +174,7 @@ int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,
         out[n++] = r->alg;
     }
     /* Then the point-to-point rules, cheapest by the model first: on one node the model's
-     * choice, across nodes as many as there is room for. There the model's ranking can be
+     * choice, across nodes its two cheapest. There the model's ranking can be
      * wrong where its alpha is not what a step costs (more busy ranks than cores: a step waits
      * for a rank the scheduler took off its core, and ring's 2(p-1) steps lose to binomial's
      * log p; 3 namespaced hosts on 2 CPUs, docs/multihost.md). */
@@ -188,7 +188,8 @@ int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,
             const rule *t = p2p[j];
             p2p[j] = p2p[j - 1], p2p[j - 1] = t;
         }
-    int room = vc->nodes > 1 ? VRED_SELECT_CANDIDATES : n + 1;
+    int room = n + (vc->nodes > 1 ? 2 : 1);
+    if (room > VRED_SELECT_CANDIDATES) room = VRED_SELECT_CANDIDATES;
     for (int i = 0; i < np && n < room; i++) out[n++] = p2p[i]->alg;
     return n;
 }
@@ -207,6 +208,14 @@ static vred_alg learned(vred_coll coll, const vred_comm *vc, size_t bytes)
 vred_alg vred_select_learned(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
     return env_choice(coll) == VRED_ALG_AUTO ? learned(coll, vc, bytes) : VRED_ALG_AUTO;
+}
+
+int vred_select_learned_nt(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg alg)
+{
+    if (vc->p2p_only || alg == VRED_ALG_MPI || vred_select_learned(coll, vc, bytes) != alg)
+        return 0;
+    int k = learn_class(coll, vc, bytes);
+    return k >= 0 && vc->learned.nt[coll][k];
 }
 
 vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen)

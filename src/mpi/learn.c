@@ -33,8 +33,30 @@
 #include "mpi/coll_front.h"
 #include "mpi/learn.h"
 #include "coll/shm/shm.h"
+#include "local/copy.h"
 
-enum { ROUNDS = 5, MAX_BATCH = 64, NCAND = VRED_SELECT_CANDIDATES, WARM_CALLS = 1000 };
+/* NCAND: the selection's candidates, and one of them again with streaming stores. */
+enum { ROUNDS = 5, MAX_BATCH = 64, NCAND = VRED_SELECT_CANDIDATES + 1, WARM_CALLS = 1000 };
+/* From this size the shared-memory candidate that copies is measured a second time with
+ * streaming stores (VRED_NT=on for its calls), where VRED_NT is automatic. The copy rule streams
+ * when the working set exceeds the cache hwloc reports (local/copy.h), and that is not the cache
+ * a process has where the report is not the guest's: a 2-vCPU VM on a Xeon reports the host's
+ * 300 MiB L3, yet streaming made its bcast of 16 MiB 1.3x and of 64 MiB 1.4x faster, and its MA
+ * allreduce of 64 MiB 1.2x (2 ranks, docs/shm.md). Below 1 MiB the copies fit a core's private
+ * cache. */
+static const size_t NT_MIN = (size_t)1 << 20;
+/* Batches of fewer calls than this (calls of a millisecond and more) begin with one call not
+ * timed: the first call after another candidate's pays for what that one left behind (a receive
+ * buffer streamed out of the cache, its lines of the banks in the other core's cache), which an
+ * application's loop of the same call does not. */
+enum { LEAD_BELOW = 4 };
+
+/* One candidate: the MPI's collective or one of vred's algorithms, vred's with or without
+ * streaming stores forced for its calls. */
+typedef struct {
+    vred_alg alg;
+    int nt;
+} candidate;
 /* MARGIN: vred's pick must beat the MPI by this much, more than the spread of one batch's
  * median between two runs (3-5% measured), or a tie is kept as vred's and benchmarks then find
  * it 0.9x the MPI. WARM_S: see warm_mpi. */
@@ -109,16 +131,22 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Seconds per call of `reps` calls back to back on this rank (after a barrier); HUGE_VAL if a
- * call failed (the candidate is then never picked: the MPI_MAX carries it to every rank). */
-static double batch(const probe *p, vred_alg alg, int reps)
+/* Seconds per call of `reps` calls back to back on this rank, after a barrier and `lead` calls
+ * not timed; HUGE_VAL if a call failed (the candidate is then never picked: the MPI_MAX carries
+ * it to every rank). */
+static double batch(const probe *p, candidate c, int lead, int reps)
 {
-    vred_coll_fn fn = alg == VRED_ALG_MPI ? NULL : vred_select_fn(p->coll, alg);
+    vred_coll_fn fn = c.alg == VRED_ALG_MPI ? NULL : vred_select_fn(p->coll, c.alg);
     int rc = PMPI_Barrier(p->vc->comm);
+    if (c.nt) vred_copy_set_call_mode(VRED_NT_ON);
+    for (int i = 0; i < lead && rc == MPI_SUCCESS; i++)
+        rc = fn ? run_vred(p, c.alg, fn) : run_mpi(p);
     double t0 = now();
     for (int i = 0; i < reps && rc == MPI_SUCCESS; i++)
-        rc = fn ? run_vred(p, alg, fn) : run_mpi(p);
-    return rc == MPI_SUCCESS ? (now() - t0) / reps : HUGE_VAL;
+        rc = fn ? run_vred(p, c.alg, fn) : run_mpi(p);
+    double t = now() - t0;
+    vred_copy_set_call_mode(-1);
+    return rc == MPI_SUCCESS ? t / reps : HUGE_VAL;
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -167,19 +195,19 @@ static int make_probe(probe *p, vred_comm *vc, vred_coll coll, int k)
 static void warm_mpi(const probe *p, double t_mpi)
 {
     int calls = t_mpi * WARM_CALLS <= WARM_S ? WARM_CALLS : (int)(WARM_S / t_mpi);
-    if (calls > 0) (void)batch(p, VRED_ALG_MPI, calls); /* a failure shows in the rounds */
+    if (calls > 0) (void)batch(p, (candidate){VRED_ALG_MPI, 0}, 0, calls); /* failures show later */
 }
 
 /* The candidates' median seconds per call into med[]; 0, or -1 if the ranks could not time
  * them together. cand[0] is the MPI. */
-static int measure(const probe *p, const vred_alg *cand, int nc, double *med)
+static int measure(const probe *p, const candidate *cand, int nc, double *med)
 {
     const vred_next_fns *x = vred_next();
     MPI_Comm c = p->vc->comm;
     double t[NCAND], all[ROUNDS][NCAND];
     int reps[NCAND];
     /* One call each to warm up (first touch, the MPI's own setup) and size the batches. */
-    for (int i = 0; i < nc; i++) t[i] = batch(p, cand[i], 1);
+    for (int i = 0; i < nc; i++) t[i] = batch(p, cand[i], 0, 1);
     if (x->Allreduce(MPI_IN_PLACE, t, nc, MPI_DOUBLE, MPI_MAX, c) != MPI_SUCCESS) return -1;
     warm_mpi(p, t[0]);
     for (int i = 0; i < nc; i++)
@@ -189,7 +217,7 @@ static int measure(const probe *p, const vred_alg *cand, int nc, double *med)
         /* Alternating: each round starts with another candidate. */
         for (int j = 0; j < nc; j++) {
             int i = (r + j) % nc;
-            t[i] = batch(p, cand[i], reps[i]);
+            t[i] = batch(p, cand[i], reps[i] < LEAD_BELOW ? 1 : 0, reps[i]);
         }
         if (x->Allreduce(MPI_IN_PLACE, t, nc, MPI_DOUBLE, MPI_MAX, c) != MPI_SUCCESS) return -1;
         memcpy(all[r], t, sizeof t);
@@ -215,9 +243,45 @@ static double spell_ratio(const vred_comm *vc, vred_node *node)
     return r;
 }
 
+/* The candidates for (coll, bytes) on vc into c[] (at most NCAND; c[0] is the MPI), as
+ * vred_select_candidates gives them, without the shared-memory ones where the node has no
+ * region (node NULL), and with the first shared-memory one that copies measured a second time
+ * with streaming stores from NT_MIN bytes (where the copy mode is automatic). */
+static int candidates(vred_coll coll, const vred_comm *vc, size_t bytes, int have_region,
+                      candidate *c)
+{
+    vred_alg algs[VRED_SELECT_CANDIDATES];
+    int n = vred_select_candidates(coll, vc, bytes, algs), m = 0, copying = -1;
+    for (int i = 0; i < n; i++) {
+        int shm = i > 0 && vred_alg_is_shm(coll, algs[i]);
+        if (shm && !have_region) continue;
+        if (shm && copying < 0 && algs[i] != VRED_ALG_CMA) copying = m;
+        c[m++] = (candidate){algs[i], 0};
+    }
+    if (copying >= 0 && bytes >= NT_MIN && vred_copy_mode() == VRED_NT_AUTO)
+        c[m++] = (candidate){c[copying].alg, 1};
+    return m;
+}
+
+/* The cache file's line for a measured cell: "COLL CLASS PICK [nt=on] [spell=N]", then each
+ * candidate's median ("ALG=..." or "ALG/nt=...") and the spell probe's ratio. */
+static void cell_line(char *line, size_t size, vred_coll coll, int k, const candidate *c, int nc,
+                      const double *med, int best, int spell_runs, double ratio)
+{
+    int n = snprintf(line, size, "%s %d %s%s", vred_coll_name(coll), k, vred_alg_name(c[best].alg),
+                     c[best].nt ? " nt=on" : "");
+    if (spell_runs && n > 0 && (size_t)n < size)
+        n += snprintf(line + n, size - (size_t)n, " spell=%d", spell_runs);
+    for (int i = 0; i < nc && n > 0 && (size_t)n < size; i++)
+        n += snprintf(line + n, size - (size_t)n, " %s%s=%.3e", vred_alg_name(c[i].alg),
+                      c[i].nt ? "/nt" : "", med[i]);
+    if (ratio > 0 && n > 0 && (size_t)n < size)
+        snprintf(line + n, size - (size_t)n, " ordinary/streaming=%.2f", ratio);
+}
+
 void vred_learn(vred_comm *vc, vred_coll coll, int k)
 {
-    vred_alg cand[NCAND];
+    candidate cand[NCAND];
     double med[NCAND];
     int spell_before = vc->learned.spell[coll][k]; /* 1: measured again (select.c) */
     vred_front_invalidate(); /* the class's selection changes */
@@ -225,30 +289,24 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
      * rest of this run, marked with a value no algorithm has, or keeps what the cache held for
      * it; either way it is not tried again. */
     vc->learned.spell[coll][k] = 0;
-    if (spell_before != 1) vc->learned.alg[coll][k] = VRED_ALG_COUNT;
+    if (spell_before != 1) vc->learned.alg[coll][k] = VRED_ALG_COUNT, vc->learned.nt[coll][k] = 0;
     probe p;
     if (!make_probe(&p, vc, coll, k)) return;
     size_t bytes = coll == VRED_COLL_REDUCE_SCATTER ? p.block * (size_t)vc->size * sizeof(float)
                    : coll == VRED_COLL_BCAST || coll == VRED_COLL_ALLGATHER ? p.n
                                                                             : p.n * sizeof(float);
-    int nc = vred_select_candidates(coll, vc, bytes, cand);
+    vred_alg algs[VRED_SELECT_CANDIDATES];
+    int nc = vred_select_candidates(coll, vc, bytes, algs);
     /* The shared-memory candidates need the node's region (collective; NULL on every rank or
      * none): without it they drop out. */
     int shm = 0;
-    for (int i = 1; i < nc; i++) shm |= vred_alg_is_shm(coll, cand[i]);
+    for (int i = 1; i < nc; i++) shm |= vred_alg_is_shm(coll, algs[i]);
     vred_node *node = shm ? vred_node_get(vc) : NULL;
     /* Measured without a region, or with one shrunk to fit VRED_SHM_LIMIT: right for this
      * communicator, not for the machine's cache (every rank knows alike). */
     int local_only = shm && (!node || node->shm->reduced);
-    if (shm && !node) {
-        int m = 0;
-        for (int i = 0; i < nc; i++)
-            if (!vred_alg_is_shm(coll, cand[i])) cand[m++] = cand[i];
-        nc = m;
-    } else if (shm) {
-        /* The region is there, and cross-memory attach known: cma stays only if it works. */
-        nc = vred_select_candidates(coll, vc, bytes, cand);
-    }
+    /* With the region there, cross-memory attach is known: cma stays only if it works. */
+    nc = candidates(coll, vc, bytes, node != NULL, cand);
     double ratio = spell_ratio(vc, node);
     if (measure(&p, cand, nc, med) == 0) {
         double after = spell_ratio(vc, node);
@@ -261,19 +319,11 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         for (int i = 1; i < nc; i++)
             if (med[i] < med[best]) best = i;
         if (best && !(med[best] < (1 - MARGIN) * med[0])) best = 0;
-        vc->learned.alg[coll][k] = (signed char)cand[best];
+        vc->learned.alg[coll][k] = (signed char)cand[best].alg;
+        vc->learned.nt[coll][k] = (signed char)cand[best].nt;
         if (vc->rank == 0 && !local_only) {
             char line[512];
-            int n = snprintf(line, sizeof line, "%s %d %s", vred_coll_name(coll), k,
-                             vred_alg_name(cand[best]));
-            if (spell && n > 0 && (size_t)n < sizeof line)
-                n += snprintf(line + n, sizeof line - (size_t)n, " spell=%d",
-                              vc->learned.spell_runs[coll][k]);
-            for (int i = 0; i < nc && n > 0 && (size_t)n < sizeof line; i++)
-                n += snprintf(line + n, sizeof line - (size_t)n, " %s=%.3e",
-                              vred_alg_name(cand[i]), med[i]);
-            if (ratio > 0 && n > 0 && (size_t)n < sizeof line)
-                n += snprintf(line + n, sizeof line - (size_t)n, " ordinary/streaming=%.2f", ratio);
+            cell_line(line, sizeof line, coll, k, cand, nc, med, best, spell ? runs : 0, ratio);
             vred_learn_file f;
             vred_learn_file_for(vc, &f);
             static int warned;

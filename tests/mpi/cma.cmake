@@ -1,5 +1,5 @@
 # Cross-memory attach (docs/shm.md, "Single copy"), per MPI flavor. Included from CMakeLists.txt
-# inside its per-flavor loop: flavor, mpiexec, ompi are set, and test_mpi_coll_move_<flavor>.
+# inside its per-flavor loop: flavor, mpiexec, ompi are set, and test_mpi_coll(_move)_<flavor>.
 #  - denied from the start: the program runs under tests/mpi/deny_cma (a seccomp filter that
 #    makes process_vm_readv/writev fail with EPERM, as a container's profile does): vred's probe
 #    must say no, forced "cma" must be served by "pipe", every result right (coll_move --cma=no
@@ -10,6 +10,9 @@
 # for these runs: Open MPI's vader mechanism; for MPICH (ch4:ucx) UCX_TLS=self,sm, since UCX
 # without its cma transport otherwise moves intra-node messages over TCP, where MPICH 4.0.2
 # hangs in MPI_Finalize now and then (1 run in 3 of denied_np3; every rank in ucp progress).
+# In the midway runs UCX's cma works at MPI_Init and "sm" would take it, so there UCX gets its
+# copying transports alone (self,posix,sysv): the hierarchical reductions after the filter move
+# each rank's block from its leader with the MPI's messages.
 if(NOT TARGET deny_cma)
   add_executable(deny_cma deny_cma.c)
 endif()
@@ -21,6 +24,12 @@ endif()
 set(move $<TARGET_FILE:test_mpi_coll_move_${flavor}>)
 add_test(NAME mpi_cma_${flavor}_denied_np2
   COMMAND ${cma_mpiexec} -np 2 $<TARGET_FILE:deny_cma> ${move} --expect-vred --cma=no)
+# The reductions by cross-memory attach (cma_reduce.c), forced, denied from the start: served by
+# vred's other algorithms, every result right (tests/mpi/coll.c finds out the denial itself).
+add_test(NAME mpi_cma_${flavor}_denied_reductions_np3
+  COMMAND ${cma_mpiexec} -np 3 $<TARGET_FILE:deny_cma> $<TARGET_FILE:test_mpi_coll_${flavor}>
+          --expect-vred --alg=cma --cma=no)
+list(APPEND cma_names mpi_cma_${flavor}_denied_reductions_np3)
 add_test(NAME mpi_cma_${flavor}_denied_np3
   COMMAND ${cma_mpiexec} -np 3 $<TARGET_FILE:deny_cma> ${move} --expect-vred --cma=no --sample=3:1)
 add_test(NAME mpi_cma_${flavor}_off_np2
@@ -43,7 +52,9 @@ set_tests_properties(mpi_cma_${flavor}_midway_np4_node2 PROPERTIES ENVIRONMENT "
 list(APPEND cma_names mpi_cma_${flavor}_midway_np4_node2)
 if(NOT ompi)
   foreach(t ${cma_names})
-    if(NOT t MATCHES "_off_np")
+    if(t MATCHES "_midway_np")
+      set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "UCX_TLS=self,posix,sysv")
+    elseif(NOT t MATCHES "_off_np")
       set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "UCX_TLS=self,sm")
     endif()
   endforeach()

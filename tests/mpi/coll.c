@@ -40,12 +40,16 @@
  *                         1M+3 under "auto" always runs). For slow oversubscribed MPIs.
  *   --only=COLL           allreduce|reduce|reduce_scatter_block|reduce_scatter|scan|exscan
  *   --alg=NAME            only this algorithm
+ *   --cma=yes|no          cross-memory attach must work (or must be denied, under
+ *                         tests/mpi/deny_cma); either way it is found out here (cma_probe.h),
+ *                         and a forced "cma" must be served by "cma" exactly where it works
  *   --expect-nodes=N      fail unless MPI_COMM_WORLD spans N nodes as vred sees them
  *                         (MPI_COMM_TYPE_SHARED, or VRED_NODE_SIZE): the multi-host tests
  *   VRED_TEST_TRACE=1     print each case before it runs (to find a hang or a crash)
  *   --inject-fault        corrupt one result on rank 0 (checks that the test catches it)
  * Prints one summary line; exits 1 (after MPI_Finalize) if any check failed on any rank.
  */
+#define _GNU_SOURCE /* process_vm_readv/writev (cma_probe.h) */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,6 +60,7 @@
 #define VRED_MPI_WEAK
 #include "vred_mpi.h"
 #include "node_of.h"
+#include "cma_probe.h"
 
 /* ---- tables ------------------------------------------------------------------------------- */
 enum { C_ALLREDUCE, C_REDUCE, C_RSB, C_RS, C_SCAN, C_EXSCAN, NCOLL };
@@ -63,11 +68,17 @@ static const char *coll_name[NCOLL] = {"allreduce", "reduce", "reduce_scatter_bl
                                        "reduce_scatter", "scan", "exscan"};
 static const char *coll_force[NCOLL] = {"allreduce", "reduce", "reduce_scatter",
                                         "reduce_scatter", "scan", "scan"};
-enum { NALG = 8 };
-static const char *alg_name[NALG] = {"auto", "mpi",    "binomial", "redscat",
-                                     "ring", "recdbl", "ma",       "dpml"};
+enum { NALG = 9 };
+static const char *alg_name[NALG] = {"auto", "mpi",    "binomial", "redscat", "ring",
+                                     "recdbl", "ma",   "dpml",     "cma"};
 
-static int is_shm_alg(const char *a) { return !strcmp(a, "ma") || !strcmp(a, "dpml"); }
+static int is_shm_alg(const char *a)
+{
+    return !strcmp(a, "ma") || !strcmp(a, "dpml") || !strcmp(a, "cma");
+}
+
+static int cma_works; /* cross-memory attach between the ranks of every node (cma_probe.h) */
+static const char *cma_want; /* --cma=yes|no */
 
 /* The documented algorithms of each collective ("auto" and "mpi" everywhere). */
 static int documented(int coll, const char *alg)
@@ -413,6 +424,8 @@ static void check_alg(const tcase *c, long total, const char *desc)
     /* Without a node holding two ranks, a forced shared-memory algorithm is not usable and the
      * rule table's choice serves instead. */
     if (is_shm_alg(c->alg) && !c->cm->shm && strcmp(la, "mpi")) return;
+    /* Without cross-memory attach a forced "cma" is served by vred's choice without it. */
+    if (!strcmp(c->alg, "cma") && !cma_works && strcmp(la, "cma") && strcmp(la, "mpi")) return;
     if (strcmp(c->alg, "auto") && strcmp(la, c->alg)) {
         fail_line("not served by the forced algorithm", desc, extra);
     }
@@ -830,6 +843,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--inject-fault")) inject_fault = 1;
         else if (!strncmp(argv[a], "--expect-nodes=", 15)) expect_nodes = atoi(argv[a] + 15);
         else if (!strncmp(argv[a], "--alg=", 6)) only_alg = argv[a] + 6;
+        else if (!strncmp(argv[a], "--cma=", 6)) cma_want = argv[a] + 6;
         else if (!strncmp(argv[a], "--sample=", 9)) {
             char *end;
             sample_k = strtol(argv[a] + 9, &end, 10);
@@ -872,6 +886,12 @@ int main(int argc, char **argv)
         MPI_Comm_rank(comms[i].c, &comms[i].rank);
         MPI_Comm_size(comms[i].c, &comms[i].size);
         comms[i].shm = shm_possible(comms[i].c, comms[i].size);
+    }
+    cma_works = cma_probe();
+    if (cma_want && strcmp(cma_want, cma_works ? "yes" : "no")) {
+        if (!wrank) printf("FAIL: cross-memory attach %s here, --cma=%s expected otherwise\n",
+                           cma_works ? "works" : "is denied", cma_want);
+        failures++;
     }
     if (expect_nodes) {
         /* The nodes MPI_COMM_TYPE_SHARED (or VRED_NODE_SIZE) makes of MPI_COMM_WORLD: node_of_me

@@ -27,7 +27,8 @@
  *                         for the 16 MiB bcast (the model's pick; VRED_LEARN=off)
  *   --cma=yes|no          cross-memory attach must work (or must be denied, e.g. under
  *                         tests/mpi/deny_cma); without it, whether it works is found out here,
- *                         with process_vm_readv between the ranks of each node, as vred does
+ *                         by reads and writes between the ranks of each node, as vred does
+ *                         (cma_probe.h)
  *   --expect-passthrough  (VRED_DISABLE=1) every call must be the MPI's
  *   --sample=K[:P]        run only every K-th case, starting at P (slow oversubscribed MPIs)
  *   VRED_TEST_TRACE=1     print each case before it runs
@@ -39,13 +40,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 /* libvred-mpi.so's extension API, weak: null when the MPI runs alone. */
 #define VRED_MPI_WEAK
 #include "vred_mpi.h"
 #include "node_of.h"
+#include "cma_probe.h"
 
 enum { MODE_COMPARE, MODE_VRED, MODE_PASS };
 static int mode = MODE_COMPARE, trace, wrank;
@@ -417,37 +417,6 @@ static void mixed_type_cases(void)
         }
 }
 
-/* Whether cross-memory attach works between the ranks of every node (collective over the
- * world): each rank publishes its pid and a token's address to its node, reads every peer's
- * token with process_vm_readv, and all agree (MIN), as vred's probe does (src/coll/shm/cma.c). */
-static int cma_probe(void)
-{
-    MPI_Comm node;
-    int nr, np;
-    PMPI_Comm_split(MPI_COMM_WORLD, node_of_me(), wrank, &node);
-    PMPI_Comm_rank(node, &nr);
-    PMPI_Comm_size(node, &np);
-    static volatile uint64_t token;
-    token = 0x5eed0000u + (uint64_t)wrank * 7919u + 1;
-    uint64_t mine[3] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)&token, token};
-    uint64_t *all = malloc(3 * sizeof(uint64_t) * (size_t)np);
-    PMPI_Allgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, node);
-    int ok = 1;
-    for (int q = 0; q < np; q++) {
-        if (q == nr) continue;
-        uint64_t got = 0;
-        struct iovec to = {&got, sizeof got}, from = {(void *)(uintptr_t)all[3 * q + 1], sizeof got};
-        if (process_vm_readv((pid_t)all[3 * q], &to, 1, &from, 1, 0) != (ssize_t)sizeof got ||
-            got != all[3 * q + 2])
-            ok = 0;
-    }
-    free(all);
-    PMPI_Comm_free(&node);
-    int agreed;
-    PMPI_Allreduce(&ok, &agreed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return agreed;
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -468,9 +437,7 @@ int main(int argc, char **argv)
         }
     }
     trace = getenv("VRED_TEST_TRACE") && atoi(getenv("VRED_TEST_TRACE"));
-    /* vred's verdict follows the kernel's unless VRED_CMA=off says no. */
-    const char *cma_env = getenv("VRED_CMA");
-    cma_works = cma_probe() && !(cma_env && !strcmp(cma_env, "off"));
+    cma_works = cma_probe(); /* vred's verdict follows the kernel's unless VRED_CMA=off says no */
     if (cma_want && strcmp(cma_want, cma_works ? "yes" : "no")) {
         if (!wrank) printf("FAIL: cross-memory attach %s here, --cma=%s expected otherwise\n",
                            cma_works ? "works" : "is denied", cma_want);

@@ -16,21 +16,34 @@
  * short count past it; 1 GiB keeps every call well inside, and a syscall per GiB costs nothing. */
 static const size_t READ_MAX = (size_t)1 << 30;
 
-int vred_cma_read(const vred_shm *s, int peer, void *local, uint64_t remote, size_t n)
+/* n bytes between `local` and `remote` in node rank `peer`, read (write = 0) or written. */
+static int transfer(const vred_shm *s, int peer, void *local, uint64_t remote, size_t n,
+                    int write)
 {
     pid_t pid = __atomic_load_n(&s->ctl[peer].pid, __ATOMIC_RELAXED);
     size_t done = 0;
     while (done < n) {
         size_t want = n - done < READ_MAX ? n - done : READ_MAX;
-        struct iovec to = {(char *)local + done, want};
-        struct iovec from = {(void *)(uintptr_t)(remote + done), want};
-        ssize_t got = process_vm_readv(pid, &to, 1, &from, 1, 0);
+        struct iovec here = {(char *)local + done, want};
+        struct iovec there = {(void *)(uintptr_t)(remote + done), want};
+        ssize_t got = write ? process_vm_writev(pid, &here, 1, &there, 1, 0)
+                            : process_vm_readv(pid, &here, 1, &there, 1, 0);
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) return errno;
-        if (got == 0) return EFAULT; /* nothing more can be read there */
+        if (got < 0) return done ? EFAULT : errno; /* a refusal comes before the first byte */
+        if (got == 0) return EFAULT; /* nothing more can be moved there */
         done += (size_t)got;
     }
     return 0;
+}
+
+int vred_cma_read(const vred_shm *s, int peer, void *local, uint64_t remote, size_t n)
+{
+    return transfer(s, peer, local, remote, n, 0);
+}
+
+int vred_cma_write(const vred_shm *s, int peer, const void *local, uint64_t remote, size_t n)
+{
+    return transfer(s, peer, (void *)local, remote, n, 1);
 }
 
 /* This process's PID namespace, as the inode of /proc/self/ns/pid; 0 if it cannot tell. */
@@ -52,12 +65,14 @@ int vred_cma_probe(vred_shm *s)
     int ok = vred_config_get()->cma && s->check_peers && my_pidns(&dev, &ino) &&
              getrandom(&token, sizeof token, 0) == (ssize_t)sizeof token && token != 0;
     s->cma_probe = ok ? token : 0;
+    s->cma_word = 0;
     me->cma_token = s->cma_probe;
     me->pidns_dev = dev;
     me->pidns_ino = ino;
     me->cma_bad = 0;
+    me->cma_word = (uint64_t)(uintptr_t)&s->cma_word;
     vred_cma_publish(s, &s->cma_probe);
-    /* Every rank's token and address are in place before anyone reads (and every rank takes
+    /* Every rank's token and addresses are in place before anyone reads (and every rank takes
      * part, whatever its own verdict, so that none waits alone). */
     PMPI_Barrier(s->comm);
     for (int i = 0; i < s->size && ok; i++) {
@@ -67,6 +82,14 @@ int vred_cma_probe(vred_shm *s)
         ok = c->cma_token != 0 && c->pidns_dev == dev && c->pidns_ino == ino &&
              vred_cma_read(s, i, &got, c->cma_addr, sizeof got) == 0 && got == c->cma_token;
     }
+    /* Writes (the reductions, cma_reduce.c): this rank's token into the next rank's word; after
+     * the barrier, the previous rank's must be in this rank's. */
+    int next = (s->rank + 1) % s->size, prev = (s->rank + s->size - 1) % s->size;
+    if (ok && next != s->rank)
+        ok = vred_cma_write(s, next, &s->cma_probe, s->ctl[next].cma_word, sizeof token) == 0;
+    PMPI_Barrier(s->comm);
+    if (ok && prev != s->rank)
+        ok = __atomic_load_n(&s->cma_word, __ATOMIC_RELAXED) == s->ctl[prev].cma_token;
     return ok;
 }
 

@@ -4,11 +4,12 @@
  *
  * The rules (docs/reliability.md, "Cross-memory attach"): only towards the ranks of this node's
  * communicator, whose pids are published in the node's private segment and who live in this
- * process's PID namespace; only reads, with the caller's own credentials (the kernel allows
- * them towards processes of the same user that it could ptrace, PTRACE_MODE_ATTACH_REALCREDS);
- * never ptrace itself, never a change of the process's ptrace policy. Where the kernel says no
- * (Yama ptrace_scope, a container's seccomp profile, another user), the probe fails and the
- * node uses the pipeline through its segment.
+ * process's PID namespace; reads of what a peer published for the current call, and writes
+ * only into the receive buffer a peer published for it (and the peer's check word), with the
+ * caller's own credentials (the kernel allows both towards processes of the same user that it
+ * could ptrace, PTRACE_MODE_ATTACH_REALCREDS); never ptrace itself, never a change of the
+ * process's ptrace policy. Where the kernel says no (Yama ptrace_scope, a container's seccomp
+ * profile, another user), the probe fails and the node moves data through its segment.
  */
 #ifndef VRED_SHM_CMA_H
 #define VRED_SHM_CMA_H
@@ -16,14 +17,21 @@
 #include "coll/shm/region.h"
 
 /* This rank's part of the node's probe (collective over s->comm, at the region's creation): 1
- * if VRED_CMA allows it and this rank can read a token that every peer of the node published,
- * with each peer in this rank's PID namespace. The caller agrees on the verdict with every rank
- * of the communicator (node.c) and stores it in s->cma. */
+ * if VRED_CMA allows it, this rank can read a token that every peer of the node published, with
+ * each peer in this rank's PID namespace, and the next rank could write this rank's word (and
+ * it the next one's). The caller agrees on the verdict with every rank of the communicator
+ * (node.c) and stores it in s->cma. */
 int vred_cma_probe(vred_shm *s);
 
 /* Read n bytes at address `remote` of node rank `peer` into `local`: 0, or the errno of the
  * failed read (the bytes read so far are in `local`). */
 int vred_cma_read(const vred_shm *s, int peer, void *local, uint64_t remote, size_t n);
+
+/* Write n bytes from `local` to address `remote` of node rank `peer`: 0, or the errno of the
+ * failed write. Where the kernel refuses (a permission or a filter), it does so before moving
+ * anything; a short write (an address the peer does not map: a bug, or an erroneous buffer)
+ * returns EFAULT after having written part. */
+int vred_cma_write(const vred_shm *s, int peer, const void *local, uint64_t remote, size_t n);
 
 /* Publish `addr` as where this rank's peers read in the coming step (before vred_shm_post). */
 static inline void vred_cma_publish(vred_shm *s, const void *addr)

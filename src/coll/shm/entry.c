@@ -59,6 +59,34 @@ int vred_reduce_scatter_dpml(const vred_coll_args *a)
     return run(a, vred_shm_reduce_scatter_dpml, vred_hier_reduce_scatter, vred_shm_reduce_dpml);
 }
 
+/* After a single-copy call: if a transfer failed on this node (the node now moves data through
+ * its segment, cma.h) and the node is the whole communicator, the selection learns it too, so
+ * that later calls name the algorithm that serves them. Every rank of the node saw the same
+ * failure, so all change alike; across nodes the others cannot know, and the row stays selected
+ * (each node runs what it can: docs/shm.md). */
+static int after_cma(const vred_coll_args *a, int rc)
+{
+    if (!a->vc->node->shm->cma && a->vc->node->nodes == 1)
+        ((vred_comm *)a->vc)->cma_state = -1; /* the front's state, changed alike on all ranks */
+    return rc;
+}
+
+int vred_reduce_cma(const vred_coll_args *a)
+{
+    return after_cma(a, run(a, vred_shm_reduce_cma, vred_hier_reduce, vred_shm_reduce_cma));
+}
+
+int vred_allreduce_cma(const vred_coll_args *a)
+{
+    return after_cma(a, run(a, vred_shm_allreduce_cma, vred_hier_allreduce, vred_shm_reduce_cma));
+}
+
+int vred_reduce_scatter_cma(const vred_coll_args *a)
+{
+    return after_cma(a, run(a, vred_shm_reduce_scatter_cma, vred_hier_reduce_scatter,
+                            vred_shm_reduce_cma));
+}
+
 /* Across nodes: the root's node, then the leaders, then the other nodes (hier.c), each node
  * with the same node algorithm (node_bcast). */
 static int bcast_across(const vred_coll_args *a, vred_shm_fn node_bcast)
@@ -69,18 +97,6 @@ static int bcast_across(const vred_coll_args *a, vred_shm_fn node_bcast)
 int vred_bcast_pipe(const vred_coll_args *a)
 {
     return run(a, vred_shm_bcast_pipe, bcast_across, vred_shm_bcast_pipe);
-}
-
-/* After a single-copy call: if a read failed on this node (the node now uses the pipeline,
- * cma.h) and the node is the whole communicator, the selection learns it too, so that later
- * calls name the pipeline that serves them. Every rank of the node saw the same failure, so
- * all change alike; across nodes the others cannot know, and the row stays selected (each
- * node runs what it can: docs/shm.md). */
-static int after_cma(const vred_coll_args *a, int rc)
-{
-    if (!a->vc->node->shm->cma && a->vc->node->nodes == 1)
-        ((vred_comm *)a->vc)->cma_state = -1; /* the front's state, changed alike on all ranks */
-    return rc;
 }
 
 int vred_bcast_cma(const vred_coll_args *a)

@@ -238,5 +238,6 @@ void vred_shm_destroy(vred_shm *s)
     if (!s) return;
     munmap(s->base, s->map_bytes);
     vred_shm_budget_give(s->share);
+    free(s->cma_buf);
     free(s);
 }

@@ -25,6 +25,10 @@ typedef struct {
     uint64_t round_done;        /* rounds whose bank the owner has finished reading */
     /* Cross-memory attach (cma.h): published before a post, read after observing it. */
     uint64_t cma_addr;          /* where peers read from in the owner's memory */
+    uint64_t cma_out;           /* where peers write to in the owner's memory (cma_reduce.c):
+                                   the receive buffer of the current call, or 0 */
+    uint64_t cma_word;          /* a word of the owner's that peers may write (the probe's and
+                                   each reduction's check that writes still work) */
     uint64_t cma_bad;           /* the step (seq value) whose read failed on the owner; 0 none */
     uint64_t cma_token;         /* the probe: the value peers must find at cma_addr */
     uint64_t pidns_dev, pidns_ino; /* the owner's PID namespace (its /proc/self/ns/pid) */
@@ -34,7 +38,8 @@ typedef struct {
      * two copies each so that a rank one step ahead does not overwrite what a slower peer has
      * still to read. */
     int32_t args[2][2][3];
-    char pad[128 - 7 * sizeof(uint64_t) - sizeof(pid_t) - 12 * sizeof(int32_t)];
+    int32_t cma_ready;          /* the owner can take part in the current CMA reduction
+                                   (cma_reduce.c); published with cma_addr and cma_out */
 } vred_shm_ctl;
 _Static_assert(sizeof(vred_shm_ctl) == 128, "one control line is two cache lines");
 
@@ -55,9 +60,13 @@ typedef struct {
                             tell a dead peer from a slow one */
     int yield;           /* the node's ranks outnumber the CPUs they may run on: a waiter gives
                             its core away (sync.c, vred_shm_oversubscribed) */
-    int cma;             /* cross-memory attach to every peer works, agreed by all ranks of the
-                            communicator at creation (cma.h); 0 after a read failed mid-call */
+    int cma;             /* cross-memory attach to every peer works (reads and writes), agreed
+                            by all ranks of the communicator at creation (cma.h); 0 after a
+                            read or write failed in a call */
     uint64_t cma_probe;  /* private: the token peers read here when probing (cma.c) */
+    uint64_t cma_word;   /* private: the word peers write (vred_shm_ctl.cma_word points here) */
+    void *cma_buf;       /* private: the reductions' two blocks (cma_reduce.c), made at their
+                            first call; NULL before */
     MPI_Comm comm;       /* the node's communicator: a long wait drives the MPI's progress on it
                             (sync.c) */
     vred_stores_table stores; /* private: how this rank's copies into the banks ran, by use and

@@ -39,6 +39,12 @@ int vred_shm_allgather_pipe(const vred_shm_args *a);
  * allgather_cma.c; cma.h); the pipeline above otherwise. */
 int vred_shm_bcast_cma(const vred_shm_args *a);
 int vred_shm_allgather_cma(const vred_shm_args *a);
+/* The reductions by cross-memory attach (cma_reduce.c): each rank reduces its block reading the
+ * peers' send buffers and writes the sum into the receive buffers that need it; the
+ * movement-avoiding algorithm where the node has no cross-memory attach. */
+int vred_shm_allreduce_cma(const vred_shm_args *a);
+int vred_shm_reduce_cma(const vred_shm_args *a);
+int vred_shm_reduce_scatter_cma(const vred_shm_args *a);
 
 /* bcast (bcast = 1) and allgather of a few KiB in one step that also carries the front's
  * agreement (small.c), on a one-node communicator whose node ranks are its ranks. fits: 1 if

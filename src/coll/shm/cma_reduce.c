@@ -1,0 +1,209 @@
+/*
+ * Reductions by cross-memory attach (cma.h): every rank reduces its own block of the vector,
+ * reading the peers' parts of it straight from their send buffers, and hands its result
+ * straight to the receive buffers that need it. Nothing goes through the shared segment.
+ *
+ * Block q (the even split; reduce_scatter: rank q's count) is rank q's to reduce, a chunk at a
+ * time: the chunk of every peer's send buffer is read into a private block (process_vm_readv,
+ * the kernel's copy on this core), folded with this rank's own, and the sum is written to this
+ * rank's receive buffer and, by process_vm_writev, to every peer's (allreduce) or to the root's
+ * (reduce); reduce_scatter keeps it. Each rank thus imports (p - 1) s / p bytes and exports as
+ * many, in two kernel copies per byte moved, against the movement-avoiding algorithm's copy into
+ * the segment, import from it and copy out of it, and the ranks' shares run at once: the root of
+ * a reduce folds only its own block. Reads alone would not do: a rank reading its peers' sums
+ * out of their receive buffers takes lines the peer has just written from the peer's cache,
+ * where a write pushes lines this core has just folded (2 ranks, Xeon, 1 MiB: allreduce 144-160
+ * us by reads, 102-110 by writes; reduce 137-176 against 73-81: two-process models of the call,
+ * docs/shm.md). Where the kernel's copy is slow (Zen 4: 13 GB/s against memcpy's 45) this loses
+ * to the segment: the learned selection measures it per machine, as it does every candidate.
+ *
+ * Order: chunk c of block q is x_0 op (x_1 op (... op x_{p-1})) over the ranks' inputs,
+ * whichever rank computes it, on every ISA the same bits (the kernels are exact).
+ *
+ * Three posts per call on every rank:
+ *   1. the addresses peers read (the send buffer) and write (the receive buffer, or none), and
+ *      whether this rank can take part: its private blocks exist, and it is not a reduce_scatter
+ *      in place whose result would overwrite input that lower ranks still read. If any rank
+ *      cannot, every rank runs the movement-avoiding algorithm instead.
+ *   2. the first chunk, read and folded into the private block, and one word written to the next
+ *      rank: the check that the kernel still permits both. Nothing of the caller's has changed
+ *      yet, so if a read or write failed on any rank (a filter installed since the node's probe,
+ *      tests/mpi/cma_midway.c), every rank runs the movement-avoiding algorithm from the
+ *      untouched buffers, and the node stays off cross-memory attach (vred_cma_failed).
+ *   3. after every chunk's result is delivered: then no peer reads this rank's send buffer or
+ *      writes its receive buffer any more, and the call may return.
+ * A read or write that fails after the check cannot be undone (in place, receive buffers hold
+ * part of the sums over part of the inputs): vred ends the job with a message (fail.h). The
+ * kernel refuses before moving a byte, so this takes a permission withdrawn by another thread
+ * during the call itself, or a buffer that does not hold `count` elements.
+ */
+#include <stdlib.h>
+#include "coll/fail.h"
+#include "coll/shm/cma.h"
+#include "coll/shm/shm.h"
+#include "local/copy.h"
+
+/* Bytes of each private block: 256 KiB chunks ran 1 MiB calls 10-20% faster than 64 KiB ones
+ * and twice as fast as 16 KiB (a system call per chunk and peer; 2 ranks, Xeon), and two of
+ * them stay in a core's L2 with room to spare. */
+enum { CHUNK_BYTES = 256 << 10 };
+
+typedef enum { CMA_ALLREDUCE, CMA_REDUCE, CMA_REDUCE_SCATTER } cma_kind;
+
+typedef struct {
+    const vred_shm_args *a;
+    vred_shm *s;
+    cma_kind kind;
+    int p, r;
+    size_t es, I;          /* bytes per element; elements per chunk */
+    const size_t *disp;    /* p + 1 block boundaries, elements */
+    char *acc, *tmp;       /* the private blocks */
+    char *own_out;         /* where this rank's block goes in its own receive buffer, or NULL */
+    int nt;                /* that copy with streaming stores */
+} cma_call;
+
+static int fallback(const vred_shm_args *a, cma_kind kind)
+{
+    switch (kind) {
+    case CMA_ALLREDUCE: return vred_shm_allreduce_ma(a);
+    case CMA_REDUCE: return vred_shm_reduce_ma(a);
+    default: return vred_shm_reduce_scatter_ma(a);
+    }
+}
+
+/* Elements [*lo, *lo + return) of chunk c of this rank's block (global indices). */
+static size_t chunk_of(const cma_call *k, size_t c, size_t *lo)
+{
+    size_t first = k->disp[k->r] + c * k->I, end = k->disp[k->r + 1];
+    *lo = first;
+    return first >= end ? 0 : end - first < k->I ? end - first : k->I;
+}
+
+/* The chunk [lo, lo + n) of this rank's block reduced over every rank into `dst`, in the order
+ * above; the peers' parts read into tmp (the first one read into acc), the partial sums in acc.
+ * 0 or a read's errno. Only the last operation writes dst: in place, this rank's own input
+ * there has been read by then (it is x_r, r >= 0). */
+static int fold_chunk(const cma_call *k, size_t lo, size_t n, char *dst)
+{
+    const char *cur = NULL;
+    for (int q = k->p - 1; q >= 0; q--) {
+        const char *x = vred_at(k->a->sbuf, lo, k->es);
+        if (q != k->r) {
+            char *into = cur ? k->tmp : k->acc;
+            uint64_t from = vred_cma_addr(k->s, q) + (uint64_t)(lo * k->es);
+            int err = vred_cma_read(k->s, q, into, from, n * k->es);
+            if (err) return err;
+            x = into;
+        }
+        char *out = q ? k->acc : dst;
+        if (cur) vred_par_reduce3(k->a->e, k->es, x, cur, out, n); /* out = x op cur */
+        cur = cur ? out : x;
+    }
+    return 0;
+}
+
+/* Where chunk [lo, ...) goes in this rank's own receive buffer, or NULL. */
+static char *own_at(const cma_call *k, size_t lo)
+{
+    return k->own_out ? k->own_out + (lo - k->disp[k->r]) * k->es : NULL;
+}
+
+/* The chunk's sum at `sum` to the peers' receive buffers that need it. 0 or a write's errno. */
+static int deliver(const cma_call *k, const char *sum, size_t lo, size_t n)
+{
+    for (int j = 1; j < k->p; j++) {
+        int q = (k->r + j) % k->p; /* spread: the ranks write to different peers at once */
+        uint64_t out = __atomic_load_n(&k->s->ctl[q].cma_out, __ATOMIC_RELAXED);
+        if (!out) continue;
+        int err = vred_cma_write(k->s, q, sum, out + (uint64_t)(lo * k->es), n * k->es);
+        if (err) return err;
+    }
+    return 0;
+}
+
+/* Where peers write this rank's part of the result: the receive buffer for allreduce and at a
+ * reduce's root (0 elsewhere: a non-root's receive buffer may be absent). */
+static uint64_t out_for_peers(const cma_call *k)
+{
+    int wanted = k->kind == CMA_ALLREDUCE || (k->kind == CMA_REDUCE && k->r == k->a->root);
+    return wanted ? (uint64_t)(uintptr_t)k->a->rbuf : 0;
+}
+
+/* 1 if this rank can take part (step 1): its private blocks, and no reduce_scatter in place
+ * whose block does not start the vector (its sum would land on input others read). */
+static int ready(const cma_call *k)
+{
+    if (!k->s->cma_buf) k->s->cma_buf = aligned_alloc(64, 2 * (size_t)CHUNK_BYTES);
+    int shifted = k->kind == CMA_REDUCE_SCATTER && k->a->sbuf == k->a->rbuf && k->disp[k->r];
+    return k->s->cma_buf && !shifted;
+}
+
+static void setup(cma_call *k, const vred_shm_args *a, cma_kind kind)
+{
+    vred_node *n = a->n;
+    *k = (cma_call){.a = a, .s = n->shm, .kind = kind, .p = n->size, .r = n->rank,
+                    .es = a->esize, .disp = n->disp};
+    n->disp[0] = 0;
+    for (int q = 0; q < k->p; q++)
+        n->disp[q + 1] = kind == CMA_REDUCE_SCATTER ? n->disp[q] + a->counts[q]
+                                                    : vred_block_lo(a->count, k->p, q + 1);
+    k->I = CHUNK_BYTES / k->es ? CHUNK_BYTES / k->es : 1;
+    size_t s = n->disp[k->p] * k->es, pp = (size_t)k->p;
+    if (kind == CMA_REDUCE_SCATTER) k->own_out = a->rbuf;
+    else if (kind == CMA_ALLREDUCE || k->r == a->root)
+        k->own_out = vred_at(a->rbuf, n->disp[k->r], k->es);
+    /* Working set (the copy rule, local/copy.h): the send buffers, the receive buffers that
+     * get the whole vector, the private blocks. */
+    size_t recv = kind == CMA_ALLREDUCE ? s * pp : kind == CMA_REDUCE ? s : s / pp;
+    k->nt = vred_copy_use_nt(1, s * pp + recv + 2 * (size_t)CHUNK_BYTES * pp);
+}
+
+static int run(const vred_shm_args *a, cma_kind kind)
+{
+    vred_shm *s = a->n->shm;
+    if (a->count == 0) return MPI_SUCCESS; /* (reduce_scatter: the counts' sum) on every rank */
+    if (!s->cma) return fallback(a, kind); /* a transfer failed on this node in an earlier call */
+    cma_call k;
+    setup(&k, a, kind);
+    /* 1: addresses and readiness */
+    vred_shm_ctl *me = &s->ctl[k.r];
+    uint64_t seq0 = s->seq;
+    vred_cma_publish(s, a->sbuf);
+    __atomic_store_n(&me->cma_out, out_for_peers(&k), __ATOMIC_RELAXED);
+    __atomic_store_n(&me->cma_ready, ready(&k), __ATOMIC_RELAXED);
+    vred_shm_post(s);
+    vred_shm_wait_all(s, seq0 + 1);
+    for (int q = 0; q < k.p; q++)
+        if (!__atomic_load_n(&s->ctl[q].cma_ready, __ATOMIC_RELAXED)) return fallback(a, kind);
+    k.acc = s->cma_buf;
+    k.tmp = k.acc + CHUNK_BYTES;
+    /* 2: the first chunk and the check */
+    size_t lo, n = chunk_of(&k, 0, &lo);
+    int err = n ? fold_chunk(&k, lo, n, k.acc) : 0;
+    int next = (k.r + 1) % k.p;
+    if (!err) err = vred_cma_write(s, next, &s->cma_probe, s->ctl[next].cma_word, sizeof(uint64_t));
+    vred_cma_report(s, err, seq0 + 2);
+    vred_shm_post(s);
+    vred_shm_wait_all(s, seq0 + 2);
+    if (vred_cma_failed(s, seq0 + 2)) return fallback(a, kind);
+    /* 3: every chunk's result where it belongs: the first from acc, the others folded straight
+     * into this rank's receive buffer where it has the chunk (unless the copy there streams),
+     * and written to the peers from there. */
+    for (size_t c = 0; n && !err; n = chunk_of(&k, ++c, &lo)) {
+        char *own = own_at(&k, lo), *sum = c && own && !k.nt ? own : k.acc;
+        if (c) err = fold_chunk(&k, lo, n, sum);
+        if (!err && own && sum != own) vred_copy(own, sum, n * k.es, k.nt);
+        if (!err) err = deliver(&k, sum, lo, n);
+    }
+    if (err)
+        vred_fail("a reduction by cross-memory attach (the kernel refused a transfer after the "
+                  "call's check)", MPI_ERR_OTHER);
+    if (k.nt) vred_copy_fence();
+    vred_shm_post(s);
+    vred_shm_wait_all(s, seq0 + 3);
+    return MPI_SUCCESS;
+}
+
+int vred_shm_allreduce_cma(const vred_shm_args *a) { return run(a, CMA_ALLREDUCE); }
+int vred_shm_reduce_cma(const vred_shm_args *a) { return run(a, CMA_REDUCE); }
+int vred_shm_reduce_scatter_cma(const vred_shm_args *a) { return run(a, CMA_REDUCE_SCATTER); }
