@@ -143,8 +143,9 @@ vred_alg vred_select_learned(vred_coll coll, const vred_comm *vc, size_t bytes);
 int vred_select_learned_nt(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg alg);
 /* What calibration compares for (coll, bytes) on vc: VRED_ALG_MPI first, then each of vred's
  * algorithms the automatic choice could pick at that size (the shared-memory ones usable on vc,
- * at most VRED_SELECT_SHM_CANDIDATES; the model's cheapest point-to-point one, across nodes its next
- * cheapest too). Returns how many (at most VRED_SELECT_CANDIDATES). */
+ * at most VRED_SELECT_SHM_CANDIDATES; the model's cheapest point-to-point one, across nodes its
+ * two cheapest, or three where no node has two ranks). Returns how many (at most
+ * VRED_SELECT_CANDIDATES). */
 enum { VRED_SELECT_SHM_CANDIDATES = 3, VRED_SELECT_CANDIDATES = 5 };
 int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,
                            vred_alg out[VRED_SELECT_CANDIDATES]);

@@ -174,7 +174,8 @@ int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,
         out[n++] = r->alg;
     }
     /* Then the point-to-point rules, cheapest by the model first: on one node the model's
-     * choice, across nodes its two cheapest. There the model's ranking can be
+     * choice, across nodes its two cheapest (three where no shared-memory row serves). There
+     * the model's ranking can be
      * wrong where its alpha is not what a step costs (more busy ranks than cores: a step waits
      * for a rank the scheduler took off its core, and ring's 2(p-1) steps lose to binomial's
      * log p; 3 namespaced hosts on 2 CPUs, docs/multihost.md). */
@@ -188,7 +189,7 @@ int vred_select_candidates(vred_coll coll, const vred_comm *vc, size_t bytes,
             const rule *t = p2p[j];
             p2p[j] = p2p[j - 1], p2p[j - 1] = t;
         }
-    int room = n + (vc->nodes > 1 ? 2 : 1);
+    int room = n + (vc->nodes == 1 ? 1 : n > 1 ? 2 : 3); /* 3: no node has two ranks */
     if (room > VRED_SELECT_CANDIDATES) room = VRED_SELECT_CANDIDATES;
     for (int i = 0; i < np && n < room; i++) out[n++] = p2p[i]->alg;
     return n;

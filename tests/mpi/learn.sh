@@ -5,7 +5,8 @@
 #      pick of the run;
 #   2. read: a second run picks exactly what the first did, from the file, which stays as it is;
 #   3. the file decides: cells edited by hand (the MPI for allreduce and bcast at 1 MiB, ring for
-#      allreduce at 4 KiB) are what the next runs (read, and on) pick;
+#      allreduce at 4 KiB, ma with streaming stores for reduce at 64 KiB) are what the next runs
+#      (read, and on) pick, and give the MPI's results;
 #      An allgather cell edited to cma (4 MiB blocks) is picked, but not where one rank's buffers
 #      sit 16 bytes further (single copy would run misaligned): the pipeline serves that call;
 #   4. redo measures again and replaces the edited cells;
@@ -61,7 +62,7 @@ if [ -n "$f" ]; then
     while read -r _ coll bytes alg; do
         case $coll in *-skew) continue ;; esac # the same class as the call without
         k=$(class "$bytes")
-        grep -q "^$coll $k $alg \(spell=[12] \)\?mpi=" "$f" || bad "no cell '$coll $k $alg' with timings in $f"
+        grep -q "^$coll $k $alg \(nt=on \)\?\(spell=[12] \)\?mpi=" "$f" || bad "no cell '$coll $k $alg' with timings in $f"
     done <"$work/first"
     cat "$f"
     cp "$f" "$work/kept"
@@ -75,10 +76,12 @@ cmp -s "$work/first" "$work/second" || { bad "read: picks differ from the first 
 # 3. the file decides
 if [ -n "$f" ]; then
     sed -i -e 's/^allreduce 20 .*/allreduce 20 mpi/' -e 's/^allreduce 12 .*/allreduce 12 ring/' \
-        -e 's/^bcast 20 .*/bcast 20 mpi/' -e 's/^allgather 22 .*/allgather 22 cma/' "$f"
+        -e 's/^bcast 20 .*/bcast 20 mpi/' -e 's/^allgather 22 .*/allgather 22 cma/' \
+        -e 's/^reduce 16 .*/reduce 16 ma nt=on/' "$f"
     for mode in read on; do
         VRED_LEARN=$mode run edited_$mode
-        for want in "allreduce 1048576 mpi" "allreduce 4096 ring" "bcast 1048576 mpi"; do
+        for want in "allreduce 1048576 mpi" "allreduce 4096 ring" "bcast 1048576 mpi" \
+                    "reduce 65536 ma"; do
             grep -qx "pick $want" "$work/edited_$mode" || bad "$mode after editing: no 'pick $want'"
         done
         # cma needs cross-memory attach (the node's probe); where it works the skewed call must
@@ -91,11 +94,12 @@ if [ -n "$f" ]; then
         fi
     done
     grep -qx 'allreduce 20 mpi' "$f" || bad "on: a cell that was known got measured again"
+    grep -qx 'reduce 16 ma nt=on' "$f" || bad "on: the cell with streaming stores got measured again"
 
     # 4. redo
     VRED_LEARN=redo run redo
-    grep -q '^allreduce 20 [a-z]* \(spell=[12] \)\?mpi=' "$f" || bad "redo: allreduce 20 not measured again"
-    grep -q '^bcast 20 [a-z]* \(spell=[12] \)\?mpi=' "$f" || bad "redo: bcast 20 not measured again"
+    grep -q '^allreduce 20 [a-z]* \(nt=on \)\?\(spell=[12] \)\?mpi=' "$f" || bad "redo: allreduce 20 not measured again"
+    grep -q '^bcast 20 [a-z]* \(nt=on \)\?\(spell=[12] \)\?mpi=' "$f" || bad "redo: bcast 20 not measured again"
 
     # 5. another key, garbage
     printf 'key cpu=elsewhere\nallreduce 20 ring\n' >"$f"
@@ -127,7 +131,7 @@ if [ -n "$f" ]; then
     # The default threshold: a cell marked spell=1 by hand is measured again, the others not.
     sed -i -e 's/^allreduce 20 .*/allreduce 20 mpi spell=1/' "$f"
     VRED_LEARN=on run spell_default
-    grep -q '^allreduce 20 [a-z]* \(spell=2 \)\?mpi=' "$f" || bad "spell=1 by hand: allreduce 20 not measured again"
+    grep -q '^allreduce 20 [a-z]* \(nt=on \)\?\(spell=2 \)\?mpi=' "$f" || bad "spell=1 by hand: allreduce 20 not measured again"
     grep '^bcast 20 ' "$f" | grep -q ' spell=2 ' || bad "spell=2: bcast 20 measured again"
     # Once this machine measured some class outside a spell, spell=2 cells are measured again
     # too: here in the file of another MPI (the same CPU), then in this file.

@@ -4,19 +4,21 @@
 #     process (ptrace, prctl (PR_SET_PTRACER would open this process to others), raw syscall(),
 #     module loading, set*id, capabilities), and neither asks for an executable stack. The one
 #     way into another process's memory is cross-memory attach, and only libvred-mpi.so may
-#     import it (process_vm_readv/writev: the single-copy bcast and allgather, docs/shm.md);
+#     import it (process_vm_readv/writev: the single-copy bcast, allgather and reductions,
+#     docs/shm.md);
 #  2. under strace, every /dev/shm/vred-* segment is created with O_CREAT|O_EXCL and mode 0600,
 #     named /vred-<uid>-<32 hex digits> (128 random bits), opened by the other ranks without
 #     O_CREAT, and unlinked; two runs (30 regions each) never reuse a name; nothing is left, and
 #     nothing vred made in /dev/shm is writable by others; in the same traces, no process of
-#     the job calls ptrace, and every process_vm_readv/writev (vred's probe of each region, and
-#     the MPI's own) targets a process of the same job (a pid the trace follows);
+#     the job calls ptrace, and every process_vm_readv/writev (vred's probe of each region reads
+#     and writes, and the MPI's own) targets a process of the same job (a pid the trace follows);
 #  3. as an unprivileged user (root only: setpriv to nobody), the region is made and checked
 #     (mapped and unlinked; made by that user with O_EXCL and 0600, under strace) and the
 #     collectives test passes;
 #  4. with cross-memory attach denied by the kernel (deny_cma: a seccomp filter, as in a
-#     container), vred's bcast and allgather fall back to the pipeline through the segment and
-#     give the MPI's results (coll_move --cma=no checks both).
+#     container), vred's bcast and allgather fall back to the pipeline through the segment, and
+#     its reductions forced to "cma" to its other algorithms, and give the MPI's results
+#     (coll_move and coll --cma=no check both).
 # Exit 1 on a failed check; 77 if a part could not run (strace or setpriv missing, not root),
 # after running the others; the message names what to install.
 # usage: security.sh <mpiexec and its options...> -- <shm_safety> <coll test> <libvred-mpi.so> <libvred.so> <deny_cma> <coll_move test>
@@ -77,7 +79,10 @@ else
   distinct=$(cat "$tmp/names1" "$tmp/names2" | sort -u | wc -l)
   [ "$total" -eq "$distinct" ] || fail "a segment name was used twice ($distinct distinct of $total)"
   echo "security: $total segments in 2 runs, all O_CREAT|O_EXCL 0600, $distinct distinct names like $(head -1 "$tmp/names1"), all unlinked"
-  echo "security: no ptrace; process_vm_readv/writev only towards the job's own $(cat "$tmp/targets1" "$tmp/targets2" | sort -u | wc -l) processes ($(grep -chE '^[0-9]+ +process_vm_readv' "$tmp/trace1" "$tmp/trace2" | awk '{s += $1} END {print s + 0}') reads)"
+  count() { grep -chE "^[0-9]+ +process_vm_$1" "$tmp/trace1" "$tmp/trace2" | awk '{s += $1} END {print s + 0}'; }
+  writes=$(count writev)
+  [ "$writes" -gt 0 ] || fail "no process_vm_writev at all (vred's probe checks writes)"
+  echo "security: no ptrace; process_vm_readv/writev only towards the job's own $(cat "$tmp/targets1" "$tmp/targets2" | sort -u | wc -l) processes ($(count readv) reads, $writes writes)"
 fi
 # By name: other tests running at the same time (ctest -j) have segments of their own for a moment.
 for name in $(cat "$tmp"/names? 2>/dev/null); do
@@ -122,6 +127,10 @@ if "$deny" true 2>/dev/null; then
     --expect-vred --cma=no --sample=8:0 > "$tmp/denied" 2>&1 ||
     { tail -5 "$tmp/denied"; fail "bcast/allgather with cross-memory attach denied failed"; }
   echo "security: cross-memory attach denied (seccomp): $(grep '^coll_move:' "$tmp/denied")"
+  OMPI_MCA_btl_vader_single_copy_mechanism=none UCX_TLS=self,sm "${launch[@]}" -np 2 "$deny" "$coll" \
+    --expect-vred --alg=cma --cma=no --sample=4:0 > "$tmp/denied_red" 2>&1 ||
+    { tail -5 "$tmp/denied_red"; fail "reductions forced to cma with cross-memory attach denied failed"; }
+  echo "security: cross-memory attach denied (seccomp), reductions forced to cma: $(grep '^coll:' "$tmp/denied_red")"
 else
   skipped="$skipped cma-denied (no seccomp filters in this kernel)"
 fi
