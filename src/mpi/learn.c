@@ -35,8 +35,14 @@
 #include "coll/shm/shm.h"
 #include "local/copy.h"
 
-/* NCAND: the selection's candidates, and one of them again with streaming stores. */
-enum { ROUNDS = 5, MAX_BATCH = 64, NCAND = VRED_SELECT_CANDIDATES + 1, WARM_CALLS = 1000 };
+/* NCAND: the selection's candidates, and one of them again with streaming stores. MAX_BATCH:
+ * calls per batch at most, so that a batch of the smallest calls still lasts about BATCH_S: a
+ * short batch after a barrier times the ranks starting together, where a long one times the
+ * steady state of calls back to back (the MPI's eager root running ahead). Batches of 64 calls
+ * made vred's bcast of 4 KiB look 0.89-1.16x as fast as MPICH 4.0's, where the benchmark's long
+ * batches, minutes later, found it 1.27-1.46x slower (Xeon guest, 2 ranks; 1000 calls: 0.89-1.21x,
+ * and the MPI picked in 2 runs of 3). */
+enum { ROUNDS = 5, MAX_BATCH = 1000, NCAND = VRED_SELECT_CANDIDATES + 1, WARM_CALLS = 1000 };
 /* From this size the shared-memory candidate that copies is measured a second time with
  * streaming stores (VRED_NT=on for its calls), where VRED_NT is automatic. The copy rule streams
  * when the working set exceeds the cache hwloc reports (local/copy.h), and that is not the cache
