@@ -149,10 +149,10 @@ static int ready(const cma_call *k)
 }
 
 /* The partial sums' block, at the offset within a line of the first peer read into it (the
- * highest other rank's send buffer: fold_chunk's order), which every chunk keeps where chunks
- * start at multiples of 64 bytes past the block's start (element sizes that divide 64). With 2 ranks that is the only read; the
- * fold's other operands and the writes out of the block follow the user's own offsets, which
- * are usually alike on every rank. */
+ * highest other rank's send buffer: fold_chunk's order). Every chunk keeps that offset where
+ * chunks start at multiples of 64 bytes (element sizes that divide 64; others only lose the
+ * match, not the result). With 2 ranks that is the only read; the fold's other operands and the
+ * writes out of the block follow the user's own offsets, which are usually alike on every rank. */
 static char *acc_at(const cma_call *k)
 {
     int q = k->r == k->p - 1 ? k->p - 2 : k->p - 1;
