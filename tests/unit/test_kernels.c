@@ -335,7 +335,12 @@ static void sweep(void)
             for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) lens[nlens++] = more[k];
             lens[nlens++] = 1000 + rnd() % 100;
             lens[nlens++] = 4096 + 17;
-            if (!quick) lens[nlens++] = (70001 * 4) / size;
+            /* The 280004-byte case exercises the long loops (prefetch distance, the backward
+             * loop past 16 KiB), not alignment, which every length up to 3 vectors covers: it
+             * runs at the aligned and the backward offsets only (the whole AVX-512 test on the
+             * Xeon of 2026-11-27: 20.5 -> 11.4 s; qemu's SVE runs are the ones this saves). */
+            size_t big = quick ? 0 : (70001 * 4) / size;
+            if (big) lens[nlens++] = big;
             for (size_t li = 0; li < nlens; li++) {
                 size_t n = lens[li];
                 size_t wv = 64 / size ? 64 / size : 1; /* elements per cache line */
@@ -350,6 +355,7 @@ static void sweep(void)
                                         {(wv - 1) * size + 1, 3, size + 5},
                                         {0, 0, 48}};
                 for (int oi = 0; oi < 4; oi++) {
+                    if (n == big && (oi == 1 || oi == 2)) continue;
                     const size_t *offs = offsets[oi];
                     /* each source's elements start at the offset it is read at */
                     for (int j = 0; j < NSRC; j++)
