@@ -93,6 +93,9 @@ typedef struct {
     int exclusive;           /* scan: 1 = MPI_Exscan */
     int skewed;              /* bcast, allgather: the ranks' buffers differ mod 64 (the front's
                                 agreement), where a single copy would run misaligned */
+    const void *unpack;      /* bcast: on a receiver whose datatype is not contiguous, how its
+                                one-step path unpacks the root's bytes (vred_front_unpack,
+                                mpi/coll_front.h); else NULL */
 } vred_coll_args;
 
 /* Every algorithm: MPI_SUCCESS or an MPI error class. */

@@ -338,6 +338,33 @@ static int settle(int agreed, const int all[5], int local_ok, vred_alg alg, int 
     return -1;
 }
 
+/* A small bcast's receiver whose datatype is not contiguous: the root's n bytes are the packed
+ * form of n / type_bytes elements of its type (equal type signatures, one machine's
+ * representation: what MPI_Pack makes of the root's contiguous elements in Open MPI and MPICH
+ * alike). */
+static int unpack_to(void *ctx, const void *bytes, size_t n)
+{
+    const vred_front_unpack *u = ctx;
+    int pos = 0;
+    return PMPI_Unpack(bytes, (int)n, &pos, u->buf, (int)(n / u->type_bytes), u->type, u->comm);
+}
+
+/* The one-step bcast (shm/small.c) and what it decided: the front's return value. */
+static int small_bcast(vred_shm *s, vred_coll_args *a, int local_ok, vred_alg alg, int *rc,
+                       MPI_Comm user_comm)
+{
+    int r = vred_shm_small_bcast(s, a->rbuf, a->count, a->root, local_ok,
+                                 a->unpack ? unpack_to : NULL, (void *)a->unpack);
+    if (r == VRED_SMALL_PASS) {
+        last_alg = VRED_ALG_MPI;
+        return local_ok ? vred_pass(VRED_WHY_OTHER_RANK) : 0; /* as settle() */
+    }
+    last_alg = alg;
+    *rc = r;
+    if (r != MPI_SUCCESS) PMPI_Comm_call_errhandler(user_comm, r);
+    return 1;
+}
+
 int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
                           MPI_Comm user_comm)
 {
@@ -348,9 +375,10 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
     }
     int all[5], ret;
     vred_shm *small = small_region(coll, a, alg);
+    if (small && coll == VRED_COLL_BCAST)
+        return small_bcast(small, a, local_ok, alg, rc, user_comm);
     if (small) { /* the agreement and the data in one step */
-        int moved = vred_shm_small_move(small, coll == VRED_COLL_BCAST, a->sbuf, a->rbuf,
-                                        a->count, a->root, local_ok, 0, all);
+        int moved = vred_shm_small_allgather(small, a->sbuf, a->rbuf, a->count, local_ok, all);
         if ((ret = settle(1, all, local_ok, alg, rc, user_comm)) >= 0) return ret;
         last_alg = moved ? alg : VRED_ALG_MPI; /* moved: settle served it, so moved is 1 */
         *rc = MPI_SUCCESS;
@@ -366,9 +394,13 @@ int vred_front_move(vred_coll coll, vred_coll_args *a, vred_alg alg, vred_coll_f
 {
     int all[5];
     vred_shm *small = small_region(coll, a, alg);
+    if (small && coll == VRED_COLL_BCAST)
+        return vred_shm_small_bcast(small, a->rbuf, a->count, a->root, 1, NULL, NULL) ==
+                       MPI_SUCCESS
+                   ? MPI_SUCCESS
+                   : MPI_ERR_INTERN;
     if (small)
-        return vred_shm_small_move(small, coll == VRED_COLL_BCAST, a->sbuf, a->rbuf, a->count,
-                                   a->root, 1, 0, all)
+        return vred_shm_small_allgather(small, a->sbuf, a->rbuf, a->count, 1, all)
                    ? MPI_SUCCESS
                    : MPI_ERR_INTERN;
     return vred_front_agree(a, 1, 0, all) ? fn(a) : MPI_ERR_INTERN;

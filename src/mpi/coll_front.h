@@ -65,6 +65,16 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
 int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
                           MPI_Comm user_comm);
 
+/* A bcast receiver whose datatype is not contiguous (a->unpack): the root of a small bcast does
+ * not wait for its receivers' agreement (shm/small.c), so such a receiver is served by unpacking
+ * the root's bytes into buf (PMPI_Unpack) instead of every rank passing the call on. */
+typedef struct {
+    void *buf;
+    MPI_Datatype type;
+    size_t type_bytes; /* the datatype's size */
+    MPI_Comm comm;     /* the user's */
+} vred_front_unpack;
+
 /* vred_front_run_agreed's agreement: through the node's control lines where the communicator
  * is one node whose region is made (vred_shm_agree), else one allreduce. all[0] = 1 if every
  * rank's local_ok is,

@@ -21,6 +21,8 @@ static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
         else vred_pass(VRED_WHY_INVALID_ARG);
     }
     a.sbuf = a.rbuf = buffer; /* the root sends from it, the others receive into it */
+    vred_front_unpack u = {buffer, datatype, tbytes, comm};
+    if (root_ok && !packed && a.rank != root && (count == 0 || buffer)) a.unpack = &u;
     a.count = (size_t)count * tbytes; /* bytes: the same on every rank */
     a.root = root_ok ? root : -1;
     return vred_front_run_agreed(VRED_COLL_BCAST, &a, ok, rc, comm);

@@ -1,10 +1,11 @@
 /*
  * --counts vred: a bcast whose ranks pass different counts (erroneous: MPI-4.1 6.2.2, the
  * signatures must match) between valid ones, under MPI_ERRORS_RETURN, bcast forced to vred's
- * pipeline. The root's 16 KiB would take a rotating place in the bank, the others' 4 KiB the
- * bank's start (shm/small.c): vred must not serve that call, and must agree again on the places
- * of every later one. Whatever the erroneous call returns (the MPI gets it), every valid
- * 16 KiB bcast after it must deliver the root's bytes on every rank. Prints "counts: N bad" on
+ * pipeline. The root's 16 KiB take a rotating place in the bank, the others' 4 KiB would take
+ * the bank's start (shm/small.c): the receivers must read at the root's place (their buffers
+ * are short: MPI_ERR_TRUNCATE) and keep the places of every later call in step with the root's.
+ * Whatever the erroneous call returns, every valid 16 KiB bcast after it must deliver the
+ * root's bytes on every rank. Prints "counts: N bad" on
  * rank 0; exit status 1 if any valid call went wrong.
  */
 #include <stdio.h>

@@ -363,6 +363,36 @@ static void passthrough_cases(const commi *cm)
     MPI_Type_free(&con);
 }
 
+/* Small bcasts on c once it is warm (a valid call first: then the one-step path of small calls
+ * runs, shm/small.c, where the root does not wait for its receivers), each rank in turn the
+ * root, which names MPI_INT while the others receive into every other int (a strided type: they
+ * unpack the root's bytes). 1000 ints sit at the bank's start, 3000 rotate through it. */
+static void strided_receivers(MPI_Comm c, int r, int p, const char *desc)
+{
+    static const int counts[2] = {1000, 3000};
+    for (int ci = 0; ci < 2; ci++) {
+        int n = counts[ci], *buf = calloc((size_t)n * 2, sizeof(int)), bad = 0;
+        MPI_Datatype strided;
+        MPI_Type_vector(n, 1, 2, MPI_INT, &strided);
+        MPI_Type_commit(&strided);
+        MPI_Bcast(buf, n, MPI_INT, 0, c);
+        for (int k = 0; k < 2 * p; k++) {
+            int root = k % p;
+            for (int i = 0; i < 2 * n; i++) buf[i] = r == root ? i * 5 + k : -1;
+            if (r == root) MPI_Bcast(buf, n, MPI_INT, root, c);
+            else MPI_Bcast(buf, 1, strided, root, c);
+            for (int i = 0; r != root && i < n; i++)
+                bad |= buf[2 * i] != i * 5 + k || buf[2 * i + 1] != -1;
+            for (int i = 0; r == root && i < 2 * n; i++) bad |= buf[i] != i * 5 + k;
+        }
+        checks++;
+        if (bad) fail(desc, n == 1000 ? "bcast into a strided type (1000 ints) wrong"
+                                      : "bcast into a strided type (3000 ints) wrong");
+        MPI_Type_free(&strided);
+        free(buf);
+    }
+}
+
 /* Legal calls whose ranks use different datatypes of one type signature (a derived vector type
  * of one block on rank 0, MPI_INT elsewhere; MPI_2INT against MPI_INT): every rank must reach the same
  * decision (vred or the MPI) or the job hangs. On a fresh communicator (its first collective),
@@ -399,6 +429,7 @@ static void mixed_type_cases(void)
             for (int i = 0; i < n; i++) bad |= buf[i] != i * 3 + 1;
             checks++;
             if (bad) fail(desc, "bcast result wrong");
+            if (si == 0) strided_receivers(c, r, p, desc);
             /* Allgather: rank 0 sends n/2 pairs, everyone receives n ints per rank. */
             int *mine = malloc((size_t)n * sizeof(int));
             for (int i = 0; i < n; i++) mine[i] = r * 7 + i;

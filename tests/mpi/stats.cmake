@@ -28,7 +28,7 @@ add_test(NAME mpi_stats_${flavor}_node1
           --allgather-reason=one-per-node)
 set_tests_properties(mpi_stats_${flavor}_node1 PROPERTIES ENVIRONMENT "VRED_NODE_SIZE=1")
 add_test(NAME mpi_stats_${flavor}_node2
-  COMMAND ${sh} on 4 ${mpiexec} -- ${exe} --allgather-reason=multi-node)
+  COMMAND ${sh} on 4 ${mpiexec} -- ${exe} --allgather-reason=multi-node --multi-node)
 set_tests_properties(mpi_stats_${flavor}_node2 PROPERTIES ENVIRONMENT "VRED_NODE_SIZE=2")
 list(APPEND names mpi_stats_${flavor}_disabled mpi_stats_${flavor}_shmoff
   mpi_stats_${flavor}_node1 mpi_stats_${flavor}_node2)

@@ -46,18 +46,30 @@ int vred_shm_allreduce_cma(const vred_shm_args *a);
 int vred_shm_reduce_cma(const vred_shm_args *a);
 int vred_shm_reduce_scatter_cma(const vred_shm_args *a);
 
-/* bcast (bcast = 1) and allgather of a few KiB in one step that also carries the front's
- * agreement (small.c), on a one-node communicator whose node ranks are its ranks. fits: 1 if
- * a call of `block` bytes (allgather: per rank) is small enough. move: every rank's ok, root
- * and key into out[] as vred_front_agree gives them (out[0] all ok, out[1] / -out[2] the
- * least / greatest root, out[3] / -out[4] the least / greatest key, where each rank's key is
- * 2 key + the class of its call's place in the bank: ranks that differ there, only on erroneous
- * input, get out[0] = 0); 1 if every rank was ok with the same root, and then the data has
- * moved (rbuf: every non-root's for bcast, every rank's whole result for allgather), else 0 and
- * nothing any rank wrote is read. */
+/* bcast and allgather of a few KiB in one step that also carries the front's agreement
+ * (small.c), on a one-node communicator whose node ranks are its ranks. fits: 1 if a call of
+ * `block` bytes (allgather: per rank) is small enough. */
 int vred_shm_small_fits(const vred_shm *s, int bcast, size_t block, int p);
-int vred_shm_small_move(vred_shm *s, int bcast, const void *sbuf, void *rbuf, size_t block,
-                        int root, int ok, int key, int out[5]);
+/* allgather: every rank's ok and place into out[] as vred_front_agree gives them (out[0] all
+ * ok, out[1] / -out[2] the least / greatest root, all 0 here, out[3] / -out[4] the least /
+ * greatest place of the call in the bank: ranks that differ there, only after erroneous input,
+ * get out[0] = 0); 1 if every rank was ok, and then every rank's rbuf holds the whole result,
+ * else 0 and nothing any rank wrote is read. */
+int vred_shm_small_allgather(vred_shm *s, const void *sbuf, void *rbuf, size_t block, int ok,
+                             int out[5]);
+/* bcast: the root (ok: it can be served) returns once its message is in the bank; a receiver
+ * (ok: buf takes block bytes contiguously) waits for every rank's post and decides from the
+ * root's arguments. Returns MPI_SUCCESS (served on this rank), VRED_SMALL_PASS (the root
+ * cannot be served, or no rank names a valid root: every rank passes the call to the MPI), or
+ * an error class for this rank alone: MPI_ERR_ROOT (the ranks name different roots; not seen
+ * by a rank that names itself), MPI_ERR_TRUNCATE (the root's message is longer than block),
+ * MPI_ERR_BUFFER (a receiver not ok without unpack), or what unpack returned: a receiver not ok
+ * but given unpack (its datatype is not contiguous) is served by unpack(ctx, the root's bytes,
+ * their count). */
+enum { VRED_SMALL_PASS = -1 };
+typedef int (*vred_small_unpack)(void *ctx, const void *bytes, size_t n);
+int vred_shm_small_bcast(vred_shm *s, void *buf, size_t block, int root, int ok,
+                         vred_small_unpack unpack, void *ctx);
 
 /* The host's slow spells (spell.c): the time of rounds that carry 64 KiB from one of the node's
  * cores to the others through the banks with ordinary stores over their time with streaming
@@ -67,7 +79,7 @@ double vred_shm_spell_ratio(vred_shm *s);
 
 /* The front's agreement alone (vred_front_agree, for a call the one-step path does not take),
  * through the control lines: one post and a wait for every peer's, no round, nothing in the
- * banks. out[] as for vred_shm_small_move. */
+ * banks. out[] as for vred_shm_small_allgather. */
 void vred_shm_agree(vred_shm *s, int root, int ok, int key, int out[5]);
 
 /* 1 if a message of `bytes` fits the DPML-like algorithm: every rank's whole buffer in one bank
