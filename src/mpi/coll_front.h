@@ -61,7 +61,10 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
  * (vred_front_agree, or the one-step path of small calls) and all pass the call to the MPI
  * unless every rank can be served. Calls the selection passes pay nothing. The agreement compares
  * a->root (set it to the same value on every rank when the collective has none): different
- * roots give MPI_ERR_ROOT on every rank, through the communicator's error handler. */
+ * roots give MPI_ERR_ROOT on every rank, through the communicator's error handler. The one-step
+ * bcast (shm/small.c) is the exception: its root does not wait, the root's local_ok alone
+ * decides, a receiver not local_ok is served through a->unpack where the front gives one, and
+ * a rank that names itself root is not told of different roots. */
 int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
                           MPI_Comm user_comm);
 
