@@ -30,9 +30,10 @@ test-large: build
 	ctest --test-dir $(BUILD) --output-on-failure -L '^large$$'
 
 # ASan + UBSan (halting on the first report): the unit tests (side by side: 156 s one after the
-# other, 98 s two at a time, on the 2-core Xeon guest of 2026-11-27), then a subset of the MPI tests for each
-# MPI (label asan, tests/sanitize/asan_mpi.cmake; the MPI libraries' own leaks are allowed, any
-# vred leak fails), those one at a time: oversubscribed MPI runs slow each other down.
+# other, 98 s two at a time, on the 2-core Xeon guest of 2026-11-27), then a subset of the MPI
+# tests for each MPI (label asan, tests/sanitize/asan_mpi.cmake; the MPI libraries' own leaks are
+# allowed, any vred leak fails), those one at a time: oversubscribed MPI runs slow each other
+# down.
 test-asan:
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DVRED_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
 	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels test_sparse test_threads test_copy vred_asan_mpi
