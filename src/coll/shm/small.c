@@ -6,19 +6,20 @@
  * the pipeline's own step. Here the agreement rides in the same step as the data, the way the
  * fastest intra-node designs carry a small payload with its flag.
  *
- * allgather: every rank writes its arguments (can it be served, the root it names, a layout
- * key) into its control line, and its block at its place in the round's bank, then posts once
- * and waits for every other rank's post; each then reads every rank's arguments, so all decide
- * alike: served (copy out what the others wrote), passed to the MPI (a rank cannot be served:
- * nothing written is read), or MPI_ERR_ROOT (the roots differ).
+ * allgather: every rank writes its arguments (can it be served, its place in the bank) into
+ * its control line, and its block at its place in the round's bank, then posts once and waits
+ * for every other rank's post; each then reads every rank's arguments, so all decide alike:
+ * served (copy out what the others wrote) or passed to the MPI (a rank cannot be served, or the
+ * places differ: nothing written is read).
  *
  * bcast: the root does not wait. It writes its message into the bank and its arguments (can it
- * be served, the root, its bytes and their place in the bank), posts, and returns, the way an
- * MPI's eager root does: in a loop of calls it fills the next round's bank while the receivers
- * empty this one. Only the root's arguments decide a receiver's call, so each receiver decides
- * alone: the root cannot be served (every rank passes the call to the MPI, the root first);
- * served, by a copy, or, for a receiver whose datatype is not contiguous, by unpacking the
- * root's bytes; MPI_ERR_TRUNCATE where its buffer is shorter than the root's message. A
+ * be served, the root, its bytes, their place and the bank's next place), posts, and returns,
+ * the way an MPI's eager root does: in a loop of calls it fills the next round's bank while the
+ * receivers empty this one. Only the root's arguments decide a receiver's call, so each
+ * receiver decides alone: the root cannot be served (every rank passes the call to the MPI, the
+ * root first); served, by a copy, or, for a receiver whose datatype is not contiguous, by
+ * unpacking the root's bytes; MPI_ERR_TRUNCATE where its buffer is shorter than the root's
+ * message. A
  * receiver still waits for every rank's post and checks every rank's root: MPI_ERR_ROOT on each
  * receiver when they differ (a rank naming itself root returns without knowing; neither MPI
  * checks roots at all). 2 ranks, Xeon guest, pipe, medians of 5 alternating runs: 1 KiB
