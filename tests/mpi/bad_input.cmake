@@ -1,6 +1,6 @@
 # Bad input through vred's collectives ends as through the MPI alone (tests/mpi/bad_input.c) on
-# 2 and 3 ranks; the cases an MPI crashes on (bad_input.sh) on 2, mismatched roots on 2 and 3. Included
-# once per flavor from CMakeLists.txt (flavor, mpiexec, ompi).
+# 2 and 3 ranks; the cases an MPI crashes on (bad_input.sh) on 2, mismatched roots on 2 and 3.
+# Included once per flavor from CMakeLists.txt (flavor, mpiexec, ompi).
 set(t test_mpi_bad_input_${flavor})
 add_executable(${t} bad_input.c bad_input_calls.c bad_input_cases.c bad_input_roots.c
   bad_input_counts.c)

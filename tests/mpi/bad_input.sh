@@ -100,8 +100,8 @@ done
 # Mismatched counts in MPI_Bcast (root 16 KiB, the others 4 KiB) between valid 16 KiB ones,
 # forced "pipe": the one-step path would store the two sizes at different places in the bank
 # (shm/small.c), so the receivers must read at the root's and keep their places in step with
-# it: every valid call after it right on every rank. (The erroneous call itself gives the
-# receivers MPI_ERR_TRUNCATE.)
+# it: every valid call after it right on every rank, and the erroneous one MPI_ERR_TRUNCATE on
+# the receivers.
 out=$(timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" --counts vred 2>>"$log" </dev/null)
 rc=$?
 n=$((n + 1))
