@@ -4,7 +4,10 @@
 #   1. tests/mpi/coll.c (test_mpi_coll_<mpi> --expect-vred): every reduction collective and
 #      algorithm against the MPI's own PMPI_X, bit for bit (Open MPI: --mca op ^avx, its scalar
 #      operators, as tests/mpi/CMakeLists.txt runs it);
-#   2. vred-bench coll --sizes 4K,1M --algs auto --validate: vred's choice against the MPI's.
+#   2. tests/mpi/coll_move.c (test_mpi_coll_move_<mpi> --expect-vred): bcast and allgather under
+#      every algorithm, against the MPI's own and the exact answer, including the receivers of a
+#      small bcast that unpack the root's bytes into a strided type (PMPI_Unpack of raw bytes);
+#   3. vred-bench coll --sizes 4K,1M --algs auto --validate: vred's choice against the MPI's.
 # A minute or two per MPI on 2 idle cores. Usage: scripts/peers-check.sh [BUILD] [NAME...]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,6 +31,18 @@ for n in "${names[@]}"; do
   echo "== $n: tests/mpi/coll.c, 2 ranks, vred preloaded"
   if out=$(timeout 600 "$here/peers-run.sh" "$n" --preload "$lib" "${extra[@]}" -np 2 "$test" --expect-vred 2>&1); then
     printf '%s\n' "$out" | grep '^coll:' || true
+  else
+    printf '%s\n' "$out" | tail -20
+    echo "   FAILED"
+    failed+=("$n")
+  fi
+  move=$build/tests/mpi/test_mpi_coll_move_$n
+  echo "== $n: tests/mpi/coll_move.c, 2 ranks, vred preloaded"
+  if [ ! -x "$move" ]; then
+    echo "   not built in $build (make peers)"
+    failed+=("$n")
+  elif out=$(timeout 600 "$here/peers-run.sh" "$n" --preload "$lib" -np 2 "$move" --expect-vred 2>&1); then
+    printf '%s\n' "$out" | grep -E '^(coll_move|NOTE)' || true
   else
     printf '%s\n' "$out" | tail -20
     echo "   FAILED"

@@ -18,7 +18,8 @@
  * A contiguous derived type of ints is vred's, like the predefined types. Derived types other
  * than contiguous ones (MPI_Type_vector of ints, strided and not) and a
  * padded pair type (MPI_DOUBLE_INT) must go to the MPI (last_alg "mpi") and give its result,
- * under every forced algorithm.
+ * under every forced algorithm. Where such a call's result is wrong and the MPI alone gives the
+ * same wrong bytes, the MPI is at fault (vred passed the call on): printed as a NOTE, not failed.
  *
  * Options (identical on every rank):
  *   --expect-vred         forced "pipe" must be served by "pipe", "mpi" by the MPI, "cma" by
@@ -393,6 +394,43 @@ static void strided_receivers(MPI_Comm c, int r, int p, const char *desc)
     }
 }
 
+/* 1 if buf holds every rank q's n ints q * 7 + i (mixed_type_cases' allgather). */
+static int gathered_right(const int *buf, int n, int p)
+{
+    for (int q = 0; q < p; q++)
+        for (int i = 0; i < n; i++)
+            if (buf[(size_t)q * n + i] != q * 7 + i) return 0;
+    return 1;
+}
+
+/* mixed_type_cases' allgather gave buf wrong on this rank. vred's failure, unless vred passed
+ * the call on (a vector type is the MPI's) and the MPI alone gives the same bytes: then the
+ * MPI's own collective is wrong (Intel MPI 2021.18.1 on 2 ranks at 1000 ints: rank 0's block
+ * half delivered), which vred hands on unchanged; counted and printed, not failed. Collective:
+ * every rank calls it, and all repeat the call through PMPI when any rank's result was wrong. */
+static long mpi_wrong;
+static void mpi_or_vred_wrong_all(MPI_Comm c, int r, int p, int n, const int *mine,
+                                  MPI_Datatype two, const int *buf, int wrong, const char *desc)
+{
+    const char *la = vred_mpi_last_alg ? vred_mpi_last_alg() : "mpi";
+    int passed = la && !strcmp(la, "mpi"), any = 0;
+    PMPI_Allreduce(&wrong, &any, 1, MPI_INT, MPI_LOR, c);
+    if (!any) return;
+    int *alone = malloc((size_t)n * p * sizeof(int));
+    memset(alone, 0xff, (size_t)n * p * sizeof(int)); /* -1, as buf was before the call */
+    if (r == 0) PMPI_Allgather(mine, n / 2, two, alone, n, MPI_INT, c);
+    else PMPI_Allgather(mine, n, MPI_INT, alone, n, MPI_INT, c);
+    if (wrong) {
+        if (passed && !memcmp(alone, buf, (size_t)n * p * sizeof(int))) {
+            mpi_wrong++;
+            printf("NOTE rank %d: %s: allgather result wrong, the MPI's own (passed on; "
+                   "PMPI_Allgather gives the same bytes)\n", wrank, desc);
+        } else
+            fail(desc, "allgather result wrong");
+    }
+    free(alone);
+}
+
 /* Legal calls whose ranks use different datatypes of one type signature (a derived vector type
  * of one block on rank 0, MPI_INT elsewhere; MPI_2INT against MPI_INT): every rank must reach the same
  * decision (vred or the MPI) or the job hangs. On a fresh communicator (its first collective),
@@ -433,13 +471,11 @@ static void mixed_type_cases(void)
             /* Allgather: rank 0 sends n/2 pairs, everyone receives n ints per rank. */
             int *mine = malloc((size_t)n * sizeof(int));
             for (int i = 0; i < n; i++) mine[i] = r * 7 + i;
+            memset(buf, 0xff, (size_t)n * p * sizeof(int)); /* -1 */
             if (r == 0) MPI_Allgather(mine, n / 2, two, buf, n, MPI_INT, c);
             else MPI_Allgather(mine, n, MPI_INT, buf, n, MPI_INT, c);
-            bad = 0;
-            for (int q = 0; q < p; q++)
-                for (int i = 0; i < n; i++) bad |= buf[(size_t)q * n + i] != q * 7 + i;
             checks++;
-            if (bad) fail(desc, "allgather result wrong");
+            mpi_or_vred_wrong_all(c, r, p, n, mine, two, buf, !gathered_right(buf, n, p), desc);
             MPI_Type_free(&block);
             MPI_Type_free(&two);
             free(mine);
@@ -509,12 +545,14 @@ int main(int argc, char **argv)
         vred_mpi_force("bcast", "auto");
         vred_mpi_force("allgather", "auto");
     }
-    long tot[2] = {failures, checks}, all[2];
-    PMPI_Allreduce(tot, all, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD); /* not under test */
+    long tot[3] = {failures, checks, mpi_wrong}, all[3];
+    PMPI_Allreduce(tot, all, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD); /* not under test */
     if (!wrank)
         printf("coll_move: %d ranks, %ld checks, %ld failures; vred served %ld of %ld calls "
-               "(rank 0); cross-memory attach %s\n", wsize, all[1], all[0], served, calls,
-               cma_works ? "works" : "denied");
+               "(rank 0); cross-memory attach %s%s\n", wsize, all[1], all[0], served, calls,
+               cma_works ? "works" : "denied",
+               all[2] ? "; the MPI's own result wrong where vred passed it on (NOTE above)"
+                      : "");
     MPI_Type_free(&int3);
     MPI_Comm_free(&split);
     MPI_Comm_free(&dup);
