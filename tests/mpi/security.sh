@@ -92,7 +92,13 @@ ww=$(find /dev/shm -maxdepth 1 -name 'vred-*' -perm -o+w 2>/dev/null | wc -l)
 [ "$ww" -eq 0 ] || fail "$ww world-writable vred segment(s) in /dev/shm"
 
 # 3. As an unprivileged user: copies readable by anyone, the MPI's session files in a temp dir.
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+launcher=$(command -v "${launch[0]}" || echo "${launch[0]}")
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null &&
+   ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$launcher"; then
+  # An MPI installed under root's home (scripts/install-peers.sh's default, ~/.cache) is not
+  # reachable by another user: nothing to run as nobody.
+  skipped="$skipped unprivileged-run ($launcher cannot be run by uid 65534: an MPI outside /root)"
+elif [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   cp "$safety" "$coll" "$mpilib" "$tmp/"
   chmod 755 "$tmp" "$tmp"/*
   mkdir "$tmp/home" && chown 65534:65534 "$tmp/home"
