@@ -155,15 +155,16 @@ void bi_cases_free(void)
 
 /* Isolated (1 in the fourth column): MPICH 4.0 crashes on a negative count in the reductions
  * (it does not check it) and on null recvcounts, Open MPI 4.1 on null buffers and on
- * MPI_COMM_NULL in MPI_Allgather. Null send and receive buffers apart: together they are
- * the union of the two. */
+ * MPI_COMM_NULL in MPI_Allgather, MPICH 5.0 on MPI_DATATYPE_NULL (an assertion, dt_ptr in
+ * mpir_datatype.h) as a datatype and as allgather's sendtype. Null send and receive buffers
+ * apart: together they are the union of the two. */
 const bi_case bi_cases[] = {
     {"count -1", BI_ALL, 1, 1, neg_count, 0},
     {"null buffer", BI_BIT(BI_BCAST), 1, 1, null_bufs, 0},
     {"null send buffer", RED | BI_BIT(BI_ALLGATHER), 1, 1, null_send, 0},
     {"null receive buffer", RECV_ALL, 1, 1, null_recv, 0},
-    {"MPI_DATATYPE_NULL", BI_ALL, 1, 0, null_type, 0},
-    {"null sendtype", BI_BIT(BI_ALLGATHER), 1, 0, null_sendtype, 0},
+    {"MPI_DATATYPE_NULL", BI_ALL, 1, 1, null_type, 0},
+    {"null sendtype", BI_BIT(BI_ALLGATHER), 1, 1, null_sendtype, 0},
     {"MPI_OP_NULL", RED, 1, 0, null_op, 0},
     {"MPI_BAND on MPI_FLOAT", RED, 1, 0, band_float, 0},
     {"root = size", ROOTED, 1, 0, root_size, 0},
