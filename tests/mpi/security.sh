@@ -127,13 +127,15 @@ fi
 # 4. Cross-memory attach denied by the kernel: the pipeline serves, with the MPI's results. (Open
 # MPI's own single-copy transport would be refused as well: off for this run, by its environment
 # variable, which MPICH ignores; MPICH's UCX kept to its shared-memory transports, without which it
-# falls back to TCP, where MPICH 4.0.2 hangs in MPI_Finalize now and then: tests/mpi/cma.cmake.)
+# falls back to TCP, where MPICH 4.0.2 hangs in MPI_Finalize now and then; MPICH 5.0's and Intel
+# MPI's own cross-memory attach off, which abort when refused: tests/mpi/cma.cmake.)
+nocma=(env OMPI_MCA_btl_vader_single_copy_mechanism=none UCX_TLS=self,sm MPIR_CVAR_CH4_CMA_ENABLE=0 I_MPI_SHM_CMA=0)
 if "$deny" true 2>/dev/null; then
-  OMPI_MCA_btl_vader_single_copy_mechanism=none UCX_TLS=self,sm "${launch[@]}" -np 2 "$deny" "$move" \
+  "${nocma[@]}" "${launch[@]}" -np 2 "$deny" "$move" \
     --expect-vred --cma=no --sample=8:0 > "$tmp/denied" 2>&1 ||
     { tail -5 "$tmp/denied"; fail "bcast/allgather with cross-memory attach denied failed"; }
   echo "security: cross-memory attach denied (seccomp): $(grep '^coll_move:' "$tmp/denied")"
-  OMPI_MCA_btl_vader_single_copy_mechanism=none UCX_TLS=self,sm "${launch[@]}" -np 2 "$deny" "$coll" \
+  "${nocma[@]}" "${launch[@]}" -np 2 "$deny" "$coll" \
     --expect-vred --alg=cma --cma=no --sample=4:0 > "$tmp/denied_red" 2>&1 ||
     { tail -5 "$tmp/denied_red"; fail "reductions forced to cma with cross-memory attach denied failed"; }
   echo "security: cross-memory attach denied (seccomp), reductions forced to cma: $(grep '^coll:' "$tmp/denied_red")"
