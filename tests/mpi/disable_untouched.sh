@@ -54,7 +54,9 @@ GDB
             [ -e "$log" ] || continue
             ranks=$((ranks + 1))
             set_bp=$(( $(grep -c '^Breakpoint [0-9]* at' "$log") - 1 )) # not main
-            hits=$((hits + $(grep -cE 'hit Breakpoint [0-9]+, .* in vred_' "$log")))
+            # "Thread 1 "x" hit Breakpoint 5, ... in vred_..." where the process has threads,
+            # "Breakpoint 5, ... in vred_..." where it has one (Intel MPI).
+            hits=$((hits + $(grep -cE '(hit )?Breakpoint [0-9]+, .* in vred_' "$log")))
             grep -q 'exited normally' "$log" && ended=$((ended + 1))
         done
         echo "VRED_DISABLE=$disable under gdb: $ranks ranks, $set_bp kernel breakpoints, $hits hit, $ended ranks ended normally"
