@@ -102,7 +102,7 @@ report:
 
 # `make peers`: the newer MPIs a user could install instead of the distribution's (Open MPI 5,
 # MPICH 5, Intel MPI; from PyPI, one venv each under $(PEERS_DIR): scripts/install-peers.sh) and
-# vred built against each in $(PEERS_BUILD); `make peers-check`: vred's collective test and a
+# vred built against each in $(PEERS_BUILD); `make peers-check`: vred's collective tests and a
 # quick vred-bench coll over each, 2 ranks (docs/peers.md). Needs PyPI once; not part of `make test`.
 PEERS_BUILD ?= build-peers
 PEERS_DIR ?= $(or $(VRED_PEERS_DIR),$(HOME)/.cache/vred/peers)
