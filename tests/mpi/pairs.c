@@ -408,7 +408,8 @@ static void run(const type_entry *t, const op_entry *o, const layout *l, int col
      * 2021.18.1's reduce gets a few pairs of the padded types wrong), vred exact? */
     int intmm = (o->op == VRED_OP_MAX || o->op == VRED_OP_MIN) && l->ncomp == 1 &&
                 l->c[0].fmt == FM_INT;
-    int loc = (o->op == VRED_OP_MINLOC || o->op == VRED_OP_MAXLOC) && l->pair && l->ncomp == 2;
+    int loc = (o->op == VRED_OP_MINLOC || o->op == VRED_OP_MAXLOC) && l->pair && l->ncomp == 2 &&
+              l->c[0].fmt != FM_RAW && l->c[1].fmt != FM_RAW; /* pair_num reads numbers only */
     if (intmm || loc) {
         int is_max = o->op == VRED_OP_MAX || o->op == VRED_OP_MAXLOC;
         unsigned char *all = malloc(bytes), *exact = malloc(nrecv * ext + 16);
