@@ -32,6 +32,7 @@ static void detect(vred_cpu_features *f)
     f->avx = avx && f->os_ymm;
     if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
         f->avx2 = f->avx && ((b >> 5) & 1);
+        f->erms = (b >> 9) & 1;
         f->avx512f = f->os_zmm && ((b >> 16) & 1);
         f->avx512dq = f->avx512f && ((b >> 17) & 1);
         f->avx512bw = f->avx512f && ((b >> 30) & 1);

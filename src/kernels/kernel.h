@@ -106,6 +106,7 @@ typedef struct {
     /* x86 */
     int sse41, avx, avx2, f16c, fma, avx512f, avx512bw, avx512vl, avx512dq, avx512_bf16,
         avx512_fp16, avx512_vbmi2, os_ymm, os_zmm;
+    int erms; /* enhanced `rep movsb` (fast strings): local/copy.c's string copy */
     /* aarch64 */
     int asimd, fphp, sve, sve2;
     unsigned sve_bits;

@@ -126,6 +126,22 @@ void vred_copy(void *dst, const void *src, size_t n, int nt)
     if (n) memcpy(dst, src, n);
 }
 
+/* `rep movsb` on AMD Zen 2-4 runs at ~3.5 GB/s instead of ~55 where (dst - src) mod 4096 is
+ * 1..15 and at 0.6-0.8x where it is 33..63 (the file comment); Zen 5 keeps its rate at every
+ * offset, but the rule is for any CPU: the string copy is offered only outside 1..63. */
+int vred_copy_string(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+    size_t skew = (size_t)((uintptr_t)dst - (uintptr_t)src) & 4095;
+    if (n < LINE_MIN || (skew >= 1 && skew <= 63) || !vred_cpu()->erms) return 0;
+    __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+    return 1;
+#else
+    (void)dst, (void)src, (void)n;
+    return 0;
+#endif
+}
+
 void vred_copy_fence(void)
 {
 #if defined(__x86_64__)

@@ -18,6 +18,14 @@
  * process. */
 void vred_copy(void *dst, const void *src, size_t n, int nt);
 
+/* dst = src by the CPU's string copy (x86_64 `rep movsb` where the CPU reports fast strings):
+ * 1 if it copied, 0 if the string copy is not offered for these buffers (nothing copied; use
+ * vred_copy). For stores into lines another core holds: a string copy writes whole lines without
+ * reading them first (no read-for-ownership), where vector stores fetch each line before
+ * overwriting it. Not offered below 256 bytes, on other architectures, nor where (dst - src)
+ * mod 4096 is 1..63 (Zen 2-4 run it several times slower there; see copy.c). */
+int vred_copy_string(void *dst, const void *src, size_t n);
+
 /* Orders earlier streaming stores before later stores (sfence on x86; a no-op where streaming
  * stores are ordinary stores). */
 void vred_copy_fence(void);

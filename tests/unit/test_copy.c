@@ -7,6 +7,11 @@
  * the CPU supports (the streaming body is SSE2, AVX2 or AVX-512 by the cap). Each copy must give
  * the source's bytes and write nothing outside [dst, dst + n): 64 guard bytes either side.
  *
+ * The string copy (vred_copy_string): where it copies, the same checks at every misalignment pair
+ * for lengths around its 256-byte floor and a few large ones; it must refuse below 256 bytes,
+ * where (dst - src) mod 4096 is 1..63, and wherever the CPU reports no fast strings (or is not
+ * x86_64), and copy everywhere else on a CPU that does.
+ *
  * The rule: with VRED_NT unset (auto), use_nt(0, huge) = 0, use_nt(1, 1) = 0, use_nt(1, 1 TiB)
  * = 1; with VRED_NT=on/off the overrides. The topology: sizes > 0, sockets >= 1, my socket in
  * range, C >= the last-level cache.
@@ -77,6 +82,49 @@ static void sweep(int small)
             }
 }
 
+/* One string copy, as one() checks a vred_copy: data and guards where it copies, the offer
+ * (copied or not) as the rule says, and nothing written where it refuses. */
+static void one_string(size_t n, size_t so, size_t doff)
+{
+    const unsigned char *s = srcbuf + GUARD + so;
+    unsigned char *d = dstbuf + GUARD + doff;
+    memset(dstbuf + doff, GUARD_BYTE, n + 2 * GUARD);
+    size_t skew = (size_t)((uintptr_t)d - (uintptr_t)s) & 4095;
+#if defined(__x86_64__)
+    int offered = n >= 256 && !(skew >= 1 && skew <= 63) && vred_cpu()->erms;
+#else
+    int offered = 0;
+#endif
+    int copied = vred_copy_string(d, s, n);
+    CHECK(copied == offered, "string n=%zu src+%zu dst+%zu (skew %zu): copied %d, expected %d", n,
+          so, doff, skew, copied, offered);
+    int untouched = 1;
+    for (size_t i = 0; i < n + 2 * GUARD && !copied; i++) untouched &= dstbuf[doff + i] == GUARD_BYTE;
+    CHECK(untouched, "string n=%zu src+%zu dst+%zu: refused but wrote", n, so, doff);
+    if (!copied) return;
+    CHECK(memcmp(d, s, n) == 0, "string n=%zu src+%zu dst+%zu: data differs", n, so, doff);
+    int guard_ok = 1;
+    for (size_t i = 0; i < GUARD; i++)
+        guard_ok &= d[-1 - (ptrdiff_t)i] == GUARD_BYTE && d[n + i] == GUARD_BYTE;
+    CHECK(guard_ok, "string n=%zu src+%zu dst+%zu: wrote outside [dst, dst+n)", n, so, doff);
+}
+
+/* The string copy: both buffers 64-aligned here, so (dst - src) mod 4096 is the offsets'
+ * difference plus the buffers' own distance mod 4096; offsets 0..127 reach skews 0..63 (refused
+ * from 1) and 64..127 (offered) from either side. */
+static void sweep_string(void)
+{
+    static const size_t lens[] = {0, 1, 255, 256, 257, 4095, 65536 + 7, (1u << 20) + 3};
+    for (size_t b = 0; b < sizeof lens / sizeof *lens; b++)
+        for (size_t so = 0; so < 128; so += quick ? 19 : 3)
+            for (size_t d = 0; d < 128; d += quick ? 23 : 5)
+                if (lens[b] + d + 2 * GUARD <= bufsize && lens[b] + so + GUARD <= bufsize)
+                    one_string(lens[b], so, d);
+#if defined(__x86_64__)
+    printf("  string copy: fast strings %s\n", vred_cpu()->erms ? "reported" : "not reported");
+#endif
+}
+
 static void check_rule(void)
 {
     vred_nt_mode mode = vred_config_get()->nt;
@@ -138,6 +186,9 @@ int main(void)
         printf("  ISA cap %s: %ld checks\n", vred_isa_name(caps[c]), passed + failed - before);
     }
     vred_isa_cap(VRED_ISA_COUNT);
+    long before = passed + failed;
+    sweep_string();
+    printf("  string copy: %ld checks\n", passed + failed - before);
     free(srcbuf);
     free(dstbuf);
     printf("%ld checks: %ld passed, %ld failed\n", passed + failed, passed, failed);

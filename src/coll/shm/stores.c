@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "kernels/kernel.h"
 #include "local/copy.h"
 
 /* PROBE: every this many calls of a class try the kind not in use. CRAWL: ordinary stores more
@@ -26,40 +27,64 @@ static int size_class(size_t bytes)
     return c;
 }
 
+/* The ordinary form in use for st, and whether the CPU offers the string copy at all. */
+static int ordinary(const vred_stores *st) { return st->string ? VRED_STORES_STRING : VRED_STORES_LINES; }
+static int have_string(void) { return vred_cpu()->erms; }
+
+/* The kind a timed call of st starts with: each kind's first measurement (streaming, then
+ * vector stores, then the string copy), then the kinds in use, but every PROBE-th call another:
+ * alternately the other ordinary form and the other of streaming and ordinary. */
+static int kind_for(vred_stores *st)
+{
+    const double *rate = st->ns_per_byte;
+    int ord = ordinary(st);
+    if (rate[VRED_STORES_STREAM] == 0) return VRED_STORES_STREAM;
+    if (rate[VRED_STORES_LINES] == 0) return VRED_STORES_LINES;
+    if (rate[VRED_STORES_STRING] == 0 && have_string()) return VRED_STORES_STRING;
+    if (++st->calls % PROBE != 0) return st->stream ? VRED_STORES_STREAM : ord;
+    if ((st->calls / PROBE) & 1 && have_string())
+        return ord == VRED_STORES_LINES ? VRED_STORES_STRING : VRED_STORES_LINES;
+    return st->stream ? ord : VRED_STORES_STREAM;
+}
+
 void vred_stores_begin(vred_stores_call *c, vred_stores_table *t, vred_stores_use use,
                        size_t bytes, size_t slice)
 {
     int mode = vred_copy_mode();
     *c = (vred_stores_call){0};
     if (mode != VRED_NT_AUTO || slice < VRED_STORES_MIN_SLICE) {
-        c->stream = mode == VRED_NT_ON;
+        c->kind = mode == VRED_NT_ON ? VRED_STORES_STREAM : VRED_STORES_LINES;
         return;
     }
-    vred_stores *st = &t->by[use][size_class(bytes)];
-    const double *rate = st->ns_per_byte;
-    c->st = st;
-    c->stream = st->stream;
-    if (rate[1] == 0 || ++st->calls % PROBE == 0)
-        c->stream = rate[1] == 0 ? 1 : !st->stream; /* learn the streaming rate; then probe */
+    c->st = &t->by[use][size_class(bytes)];
+    c->kind = kind_for(c->st);
 }
 
 void vred_stores_copy(vred_stores_call *c, void *bank, const void *src, size_t n, int whole)
 {
-    int nt = c->stream, timed = c->st && whole;
+    int kind = c->kind, timed = c->st && whole;
     double t0 = timed ? now_ns() : 0;
-    vred_copy(bank, src, n, nt);
-    if (nt) vred_copy_fence();
+    /* Where the string copy is not offered for these buffers, the call's slices are vector
+     * stores, timed as such. */
+    if (kind == VRED_STORES_STRING && !vred_copy_string(bank, src, n)) kind = VRED_STORES_LINES;
+    if (kind != VRED_STORES_STRING) vred_copy(bank, src, n, kind == VRED_STORES_STREAM);
+    if (kind == VRED_STORES_STREAM) vred_copy_fence();
     if (!timed) return;
-    double dt = now_ns() - t0, *rate = c->st->ns_per_byte;
-    c->ns[nt] += dt, c->bytes[nt] += (double)n;
-    if (!nt && rate[1] > 0 && dt > CRAWL * rate[1] * (double)n) c->stream = 1; /* crawls */
+    double dt = now_ns() - t0, stream_rate = c->st->ns_per_byte[VRED_STORES_STREAM];
+    c->ns[kind] += dt, c->bytes[kind] += (double)n;
+    if (kind != VRED_STORES_STREAM && stream_rate > 0 && dt > CRAWL * stream_rate * (double)n)
+        c->kind = VRED_STORES_STREAM; /* crawls */
 }
 
 void vred_stores_end(vred_stores_call *c)
 {
     if (!c->st) return;
     double *rate = c->st->ns_per_byte;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < VRED_STORES_KINDS; k++)
         if (c->bytes[k] > 0) rate[k] = c->ns[k] / c->bytes[k];
-    if (rate[0] > 0 && rate[1] > 0) c->st->stream = rate[0] > CRAWL * rate[1];
+    if (rate[VRED_STORES_LINES] > 0 && rate[VRED_STORES_STRING] > 0)
+        c->st->string = rate[VRED_STORES_STRING] < rate[VRED_STORES_LINES];
+    double ord = rate[ordinary(c->st)];
+    if (ord > 0 && rate[VRED_STORES_STREAM] > 0)
+        c->st->stream = ord > CRAWL * rate[VRED_STORES_STREAM];
 }

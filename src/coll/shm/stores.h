@@ -1,5 +1,6 @@
 /*
- * How a rank stores a slice into the region's banks: ordinary or streaming stores, as measured.
+ * How a rank stores a slice into the region's banks: ordinary or streaming stores, as measured,
+ * and of the ordinary ones vector stores or the CPU's string copy, as measured.
  *
  * Ordinary stores into a bank are the fast kind where they run at their rate: the readers then
  * take the slice from the writer's cache, and banks used round robin (sync.h, round_begin) hold
@@ -17,6 +18,16 @@
  * finish sooner and still cost the call more, since the readers then fetch the slice from
  * memory. Only the writer's own stores change, never the bytes nor what the readers do, so no
  * rank has to agree with another. VRED_NT=on/off pins the kind (vred_copy_mode).
+ *
+ * Ordinary stores come in two forms that leave the slice in the writer's cache alike, so there
+ * the faster one is the better: vector stores (vred_copy), which read each line of the bank
+ * before overwriting it, a line the readers still hold from an earlier round, and the string
+ * copy (vred_copy_string, x86 `rep movsb`), which writes whole lines without reading them. On
+ * Zen 5 (2 ranks, a two-process pipeline of 64 KiB slices through four shared slots, 1 MiB
+ * messages back to back) the string copy made the writer's side 1.7x as fast (31 -> 18 us per
+ * message; the reader's copy form changed it by 2-6%). Which form wins depends on the CPU, so
+ * the second and third calls of a class time each form and the faster one stays; every other
+ * probe tries the one not in use.
  */
 #ifndef VRED_SHM_STORES_H
 #define VRED_SHM_STORES_H
@@ -36,18 +47,22 @@ typedef enum {
 /* Size classes: calls of up to 32 KiB, 64 KiB, ... (message bytes), the last holding the rest. */
 enum { VRED_STORES_CLASSES = 14 };
 
+/* The kinds of store: ordinary vector stores, streaming stores, the string copy (ordinary). */
+enum { VRED_STORES_LINES, VRED_STORES_STREAM, VRED_STORES_STRING, VRED_STORES_KINDS };
+
 /* One use and size class on one rank. */
 typedef struct {
     uint32_t calls;
-    int stream;            /* the kind in use: 0 ordinary, 1 streaming */
-    double ns_per_byte[2]; /* the last call's copies of each kind */
+    int stream;            /* streaming in use (else ordinary) */
+    int string;            /* the ordinary form in use: 0 vector stores, 1 the string copy */
+    double ns_per_byte[VRED_STORES_KINDS]; /* the last call's copies of each kind (0: none yet) */
 } vred_stores;
 
 /* One call's copies of one use. */
 typedef struct {
     vred_stores *st;       /* NULL: the kind is fixed (pinned, or slices too small to time) */
-    int stream;
-    double ns[2], bytes[2];
+    int kind;              /* VRED_STORES_LINES, _STREAM or _STRING */
+    double ns[VRED_STORES_KINDS], bytes[VRED_STORES_KINDS];
 } vred_stores_call;
 
 /* The histories of one region (vred_shm). */
