@@ -365,6 +365,48 @@ static int small_bcast(vred_shm *s, vred_coll_args *a, int local_ok, vred_alg al
     return 1;
 }
 
+/* The region for a pipelined bcast whose agreement rides in its first step, or NULL: the region
+ * as above and the pipeline selected (shm/bcast_pipe.c). The same on every rank (the selection
+ * and the communicator's state). */
+static vred_shm *pipe_bcast_region(vred_coll coll, const vred_coll_args *a, vred_alg alg)
+{
+    return coll == VRED_COLL_BCAST && alg == VRED_ALG_PIPE ? node_region(a) : NULL;
+}
+
+/* That bcast: the agreement begun here (the message's bytes as its key: ranks whose counts
+ * differ pass the call on, where the pipeline would wait for slices that never come), ended in
+ * the pipeline; MPI_SUCCESS, or MPI_ERR_INTERN where the agreement did not let it serve. The
+ * learned copy mode applies as in vred_front_run. */
+static int pipe_bcast_run(vred_shm *s, vred_coll_args *a, vred_alg alg, int local_ok, int all[5])
+{
+    size_t bytes = a->count * a->esize;
+    vred_shm_agree_begin(s, a->root, local_ok, (int)(bytes & INT32_MAX));
+    vred_shm_args sa = {a->vc->node, NULL, a->esize, a->sbuf, a->rbuf, a->count, NULL, a->root};
+    int nt = vred_select_learned_nt(VRED_COLL_BCAST, a->vc, bytes, alg);
+    if (nt) vred_copy_set_call_mode(VRED_NT_ON);
+    int served = vred_shm_bcast_pipe_agreeing(&sa, local_ok, all);
+    if (nt) vred_copy_set_call_mode(-1);
+    return served ? MPI_SUCCESS : MPI_ERR_INTERN;
+}
+
+/* The front's side of pipe_bcast_run: the agreement's verdict as settle() gives it, and a
+ * message size that differs between ranks (erroneous) passed to the MPI. */
+static int pipe_bcast(vred_shm *s, vred_coll_args *a, int local_ok, vred_alg alg, int *rc,
+                      MPI_Comm user_comm)
+{
+    int all[5], ret;
+    int served = pipe_bcast_run(s, a, alg, local_ok, all) == MPI_SUCCESS;
+    if ((ret = settle(1, all, local_ok, alg, rc, user_comm)) >= 0) return ret;
+    if (!served) {
+        last_alg = VRED_ALG_MPI;
+        return vred_pass(VRED_WHY_INVALID_ARG);
+    }
+    last_alg = alg;
+    *rc = MPI_SUCCESS;
+    trim(a->vc);
+    return 1;
+}
+
 int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *rc,
                           MPI_Comm user_comm)
 {
@@ -377,6 +419,8 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
     vred_shm *small = small_region(coll, a, alg);
     if (small && coll == VRED_COLL_BCAST)
         return small_bcast(small, a, local_ok, alg, rc, user_comm);
+    vred_shm *piped = small ? NULL : pipe_bcast_region(coll, a, alg);
+    if (piped) return pipe_bcast(piped, a, local_ok, alg, rc, user_comm);
     if (small) { /* the agreement and the data in one step */
         int moved = vred_shm_small_allgather(small, a->sbuf, a->rbuf, a->count, local_ok, all);
         if ((ret = settle(1, all, local_ok, alg, rc, user_comm)) >= 0) return ret;
@@ -403,6 +447,8 @@ int vred_front_move(vred_coll coll, vred_coll_args *a, vred_alg alg, vred_coll_f
         return vred_shm_small_allgather(small, a->sbuf, a->rbuf, a->count, 1, all)
                    ? MPI_SUCCESS
                    : MPI_ERR_INTERN;
+    vred_shm *piped = pipe_bcast_region(coll, a, alg);
+    if (piped) return pipe_bcast_run(piped, a, alg, 1, all); /* as an application's call runs */
     return vred_front_agree(a, 1, 0, all) ? fn(a) : MPI_ERR_INTERN;
 }
 

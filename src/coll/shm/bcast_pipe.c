@@ -50,20 +50,40 @@ static size_t bcast_slice(const vred_shm *s, size_t bytes, size_t big)
     return bytes < want ? bytes : want;
 }
 
+/* 1 if the agreement's out[] lets the pipeline serve the call: every rank ok, one root, one
+ * message size (the key). */
+static int agreed(const int out[5])
+{
+    return out[0] && out[1] == -out[2] && out[3] == -out[4];
+}
+
 /* The root: slice by slice into the banks, each slice announced as soon as it is there; with
- * ordinary or streaming stores as measured (stores.h). */
-static void root_rounds(vred_shm *s, const char *buf, size_t bytes, size_t slice)
+ * ordinary or streaming stores as measured (stores.h). With `out`, the agreement the front
+ * began ends once the first slice is stored, before it is announced: where it does not let the
+ * call be served, that round is taken back (nothing was announced, no peer reads it) and the
+ * root returns 0 having moved nothing. */
+static int root_rounds(vred_shm *s, const char *buf, size_t bytes, size_t slice, int *out)
 {
     vred_stores_call c;
     vred_stores_begin(&c, &s->stores, VRED_STORES_BCAST, bytes, slice);
     for (size_t off = 0; off < bytes; off += slice) {
         size_t n = bytes - off < slice ? bytes - off : slice;
+        size_t next = s->bank_next[(s->round + 1) & 1];
         char *bank = vred_shm_round_begin(s, slice);
         vred_stores_copy(&c, bank, buf + off, n, n == slice); /* a short tail times nothing */
+        if (out && off == 0) {
+            vred_shm_agree_end(s, out);
+            if (!agreed(out)) {
+                vred_shm_round_cancel(s, next);
+                vred_stores_end(&c);
+                return 0;
+            }
+        }
         vred_shm_post(s);
         vred_shm_round_end(s); /* the root reads nothing back */
     }
     vred_stores_end(&c);
+    return 1;
 }
 
 /* A non-root: wait for slice k from the root, copy it out, free the bank. */
@@ -85,21 +105,37 @@ static void leaf_rounds(vred_shm *s, int root, char *buf, size_t bytes, size_t s
     if (nt) vred_copy_fence();
 }
 
-int vred_shm_bcast_pipe(const vred_shm_args *a)
+/* The pipeline on every rank; with `out` (root only) the agreement ends inside (root_rounds).
+ * 1 if served. */
+static int pipeline(const vred_shm_args *a, size_t bytes, int *out)
 {
     vred_shm *s = a->n->shm;
     int p = a->n->size;
-    size_t bytes = a->count * a->esize;
-    if (bytes == 0) return MPI_SUCCESS;
     /* A private cache, but never under 64 KiB (a topology that reports none). */
     size_t big = vred_topo_get()->private_bytes;
     if (big < PIPE_MIN_SLICE * PIPE_MIN_SLICES) big = PIPE_MIN_SLICE * PIPE_MIN_SLICES;
     size_t slice = bcast_slice(s, bytes, big);
-    if (a->n->rank == a->root) {
-        root_rounds(s, a->sbuf, bytes, slice);
-    } else {
-        size_t w = bytes + bytes * (size_t)(p - 1) + 2 * slice;
-        leaf_rounds(s, a->root, a->rbuf, bytes, slice, vred_copy_use_nt(1, w));
-    }
+    if (a->n->rank == a->root) return root_rounds(s, a->sbuf, bytes, slice, out);
+    size_t w = bytes + bytes * (size_t)(p - 1) + 2 * slice;
+    leaf_rounds(s, a->root, a->rbuf, bytes, slice, vred_copy_use_nt(1, w));
+    return 1;
+}
+
+int vred_shm_bcast_pipe(const vred_shm_args *a)
+{
+    size_t bytes = a->count * a->esize;
+    if (bytes) (void)pipeline(a, bytes, NULL);
     return MPI_SUCCESS;
+}
+
+int vred_shm_bcast_pipe_agreeing(const vred_shm_args *a, int ok, int out[5])
+{
+    size_t bytes = a->count * a->esize;
+    /* The root stores before it knows: only what it may send (its own verdict), and only a
+     * message with something to store. */
+    if (a->n->rank == a->root && ok && bytes) return pipeline(a, bytes, out);
+    vred_shm_agree_end(a->n->shm, out);
+    if (!agreed(out)) return 0;
+    if (bytes) (void)pipeline(a, bytes, NULL);
+    return 1;
 }

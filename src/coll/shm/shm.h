@@ -81,6 +81,20 @@ double vred_shm_spell_ratio(vred_shm *s);
  * through the control lines: one post and a wait for every peer's, no round, nothing in the
  * banks. out[] as for vred_shm_small_allgather. */
 void vred_shm_agree(vred_shm *s, int root, int ok, int key, int out[5]);
+/* The same agreement in two halves, for an algorithm that has work to do before it needs the
+ * answer: begin publishes this rank's arguments and posts; end waits for every peer's post and
+ * gathers. vred_shm_agree is begin then end. */
+void vred_shm_agree_begin(vred_shm *s, int root, int ok, int key);
+void vred_shm_agree_end(vred_shm *s, int out[5]);
+
+/* A pipelined bcast on one node whose agreement the front has begun (vred_shm_agree_begin,
+ * with the message's bytes as key): the root stores its first slice before it waits for the
+ * others' arguments, so that in a loop of calls that copy overlaps the receivers' last copies
+ * of the call before, where waiting first left the pipeline empty at every call's start. ok:
+ * this rank's own verdict (as for the agreement). Fills out[] as vred_shm_agree does and
+ * returns 1 if the call was served: every rank ok, one root, one message size; else nothing
+ * was moved (0) and the front decides (bcast_pipe.c). */
+int vred_shm_bcast_pipe_agreeing(const vred_shm_args *a, int ok, int out[5]);
 
 /* 1 if a message of `bytes` fits the DPML-like algorithm: every rank's whole buffer in one bank
  * (dpml.c; asked by entry.c only). */

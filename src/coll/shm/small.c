@@ -192,11 +192,22 @@ int vred_shm_small_bcast(vred_shm *s, void *buf, size_t block, int root, int ok,
 
 /* No round: a rank writes the arguments of agreement m + 2 only after every peer has posted
  * agreement m + 1, which each does after reading those of agreement m. */
+void vred_shm_agree_begin(vred_shm *s, int root, int ok, int key)
+{
+    put_args(s, 1, (int)(s->agreements++ & 1), ok, root, key);
+    vred_shm_post(s);
+}
+
+/* Every rank's post of the agreement is the step this rank's begin published: no other step
+ * may come between the two halves. */
+void vred_shm_agree_end(vred_shm *s, int out[5])
+{
+    vred_shm_wait_all(s, s->seq);
+    gather_args(s, 1, (int)((s->agreements - 1) & 1), out);
+}
+
 void vred_shm_agree(vred_shm *s, int root, int ok, int key, int out[5])
 {
-    int parity = (int)(s->agreements++ & 1);
-    put_args(s, 1, parity, ok, root, key);
-    vred_shm_post(s);
-    vred_shm_wait_all(s, s->seq);
-    gather_args(s, 1, parity, out);
+    vred_shm_agree_begin(s, root, ok, key);
+    vred_shm_agree_end(s, out);
 }

@@ -50,6 +50,15 @@ void vred_shm_wait_all(const vred_shm *s, uint64_t value);
  * the stores took 7.9-10.2 us in one place, 1.8 at rotating places of a 2 MiB region. */
 char *vred_shm_round_begin(vred_shm *s, size_t bytes);
 
+/* Take back the round just begun, of which nothing was posted (no peer has seen it): its
+ * number and its bank's next place return to what they were. `next`: that bank's bank_next
+ * before vred_shm_round_begin (s->bank_next[(s->round + 1) & 1] then). */
+static inline void vred_shm_round_cancel(vred_shm *s, size_t next)
+{
+    s->bank_next[s->round & 1] = next;
+    s->round--;
+}
+
 /* This rank has read all it needs from the current round's bank. */
 static inline void vred_shm_round_end(vred_shm *s)
 {
