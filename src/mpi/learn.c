@@ -4,9 +4,10 @@
  * automatic choice could pick there, and the class keeps the fastest: vred's only if it beats
  * the MPI by MARGIN, so that the automatic choice is never slower than the MPI alone.
  *
- * Measured the way applications call: float SUM (bytes for bcast/allgather) on buffers from
- * malloc, calls back to back in batches of about BATCH_S seconds, the slowest rank's batch time
- * per call, candidates alternating over ROUNDS rounds, the median per candidate. Every rank
+ * Measured the way applications call: float SUM (bytes for bcast/allgather) on buffers where a
+ * fresh malloc puts them (probe_alloc), the MPI warmed up first (warm_mpi), calls back to back
+ * in batches of about BATCH_S seconds, the slowest rank's batch time per call, candidates
+ * alternating over ROUNDS rounds, the median per candidate. Every rank
  * gets the same times (one MPI_MAX allreduce per round) and so makes the same pick; rank 0
  * keeps it in the cache file, and the next run (and every communicator of the same shape)
  * starts from there, so the pick for a machine, MPI, shape and size repeats from run to run.
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include "mpi/coll_front.h"
 #include "mpi/learn.h"
 #include "coll/shm/shm.h"
@@ -42,7 +44,7 @@
  * made vred's bcast of 4 KiB look 0.89-1.16x as fast as MPICH 4.0's, where the benchmark's long
  * batches, minutes later, found it 1.27-1.46x slower (Xeon guest, 2 ranks; 1000 calls: 0.89-1.21x,
  * and the MPI picked in 2 runs of 3). */
-enum { ROUNDS = 5, MAX_BATCH = 1000, NCAND = VRED_SELECT_CANDIDATES + 1, WARM_CALLS = 1000 };
+enum { ROUNDS = 5, MAX_BATCH = 1000, NCAND = VRED_SELECT_CANDIDATES + 1 };
 /* From this size the shared-memory candidate that copies is measured a second time with
  * streaming stores (VRED_NT=on for its calls), where VRED_NT is automatic. The copy rule streams
  * when the working set exceeds the cache hwloc reports (local/copy.h), and that is not the cache
@@ -65,8 +67,9 @@ typedef struct {
 } candidate;
 /* MARGIN: vred's pick must beat the MPI by this much, more than the spread of one batch's
  * median between two runs (3-5% measured), or a tie is kept as vred's and benchmarks then find
- * it 0.9x the MPI. WARM_S: see warm_mpi. */
+ * it 0.9x the MPI. WARM_S, WARM_FIRST, WARM_BATCHES: see warm_mpi. */
 static const double BATCH_S = 1e-3, MARGIN = 0.06, WARM_S = 10e-3;
+enum { WARM_FIRST = 4, WARM_BATCHES = 64 };
 
 int vred_learn_load(vred_comm *vc)
 {
@@ -93,6 +96,7 @@ typedef struct {
     size_t block;      /* reduce_scatter: floats per rank */
     size_t *counts;    /* reduce_scatter: block on every rank */
     void *s, *r;
+    size_t sbytes, rbytes;
 } probe;
 
 static int run_mpi(const probe *p)
@@ -161,6 +165,36 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* A probe buffer of n bytes where a large malloc puts one in a fresh process: from MAP_MIN bytes
+ * (glibc's default mmap threshold) in pages of its own, 16 bytes past the first page's start
+ * (glibc's chunk header), below that from malloc. Not from malloc itself: once a process has
+ * freed a block that malloc had mapped, glibc raises its threshold and serves later blocks of
+ * that size from the heap, at other offsets, and some MPIs run much slower there: Intel MPI
+ * 2021's allgather of 512 KiB per rank took 53-57 us on heap blocks against 25 on mapped ones
+ * (Zen 5, 2 ranks), so calibration's own malloc/free of each class's buffers made the MPI look
+ * 1.5x slower than an application with its buffers from startup finds it, and the pick
+ * depended on what the process had freed before. */
+enum { MAP_MIN = 128 << 10, MAP_SKEW = 16 };
+
+static void *probe_alloc(size_t n)
+{
+    if (n < MAP_MIN) return malloc(n);
+    void *m = mmap(NULL, n + MAP_SKEW, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? NULL : (char *)m + MAP_SKEW;
+}
+
+static void probe_free(void *b, size_t n)
+{
+    if (!b) return;
+    if (n < MAP_MIN) free(b);
+    else munmap((char *)b - MAP_SKEW, n + MAP_SKEW);
+}
+
+static void free_probe(probe *p)
+{
+    probe_free(p->s, p->sbytes), probe_free(p->r, p->rbytes), free(p->counts);
+}
+
 /* Buffers for p, on every rank or on none (1 = made). */
 static int make_probe(probe *p, vred_comm *vc, vred_coll coll, int k)
 {
@@ -175,8 +209,9 @@ static int make_probe(probe *p, vred_comm *vc, vred_coll coll, int k)
                     : moves                          ? bytes
                                                      : p->n * sizeof(float);
     size_t rbytes = coll == VRED_COLL_ALLGATHER ? bytes * ranks : sbytes;
-    p->s = malloc(sbytes);
-    p->r = malloc(rbytes);
+    p->sbytes = sbytes, p->rbytes = rbytes;
+    p->s = probe_alloc(sbytes);
+    p->r = probe_alloc(rbytes);
     p->counts = malloc(ranks * sizeof *p->counts);
     int ok = p->s && p->r && p->counts;
     if (ok) {
@@ -189,36 +224,65 @@ static int make_probe(probe *p, vred_comm *vc, vred_coll coll, int k)
     }
     if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, vc->comm) != MPI_SUCCESS)
         ok = 0;
-    if (!ok) free(p->s), free(p->r), free(p->counts);
+    if (!ok) free_probe(p);
     return ok;
 }
 
-/* Calls of the MPI's collective before it is timed. Some MPIs run their first calls of a size
- * much slower than the rest: Intel MPI 2021's allreduce of 4 KiB took 3.2 us per call for its
- * first 400 calls and 0.8 us after (16 KiB: 5.8 us, then 2.1); timed cold it looked slower
- * than vred's algorithms where it is not. Up to WARM_CALLS calls or WARM_S seconds, counted
- * from the slowest rank's first call (t_mpi) so that every rank makes as many calls. */
-static void warm_mpi(const probe *p, double t_mpi)
+/* Calls in a batch of about BATCH_S seconds for a candidate that takes t per call. */
+static int reps_for(double t)
 {
-    int calls = t_mpi * WARM_CALLS <= WARM_S ? WARM_CALLS : (int)(WARM_S / t_mpi);
-    if (calls > 0) (void)batch(p, (candidate){VRED_ALG_MPI, 0}, 0, calls); /* failures show later */
+    return t >= BATCH_S ? 1 : t * MAX_BATCH <= BATCH_S ? MAX_BATCH : (int)ceil(BATCH_S / t);
+}
+
+/* Seconds per call of candidate c in a batch of `calls`, the slowest rank's (every rank gets the
+ * same value); -1 if the ranks could not agree on it. */
+static double timed_batch(const probe *p, candidate c, int calls)
+{
+    double t = batch(p, c, 0, calls);
+    if (vred_next()->Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, p->vc->comm) !=
+        MPI_SUCCESS)
+        return -1;
+    return t;
+}
+
+/* The MPI's collective run until it is warm, and its time per call then (into *t). Some MPIs
+ * run their first calls of a size much slower than the rest: Intel MPI 2021's allreduce of 4 KiB
+ * took 3.2 us per call for its first 400 calls and 0.8 us after (16 KiB: 5.8 us, then 2.1), and
+ * its bcast of 256 KiB needed more than a thousand calls (Zen 5: calibration timed it at 5-9 us
+ * after 40-1000 calls, 4.1-4.6 after 3000, where a benchmark's loop runs it at 4.0). So by time,
+ * not by calls: batches back to back, each sized from the one before to last about BATCH_S
+ * (the first of WARM_FIRST calls), until WARM_S seconds have gone by on the slowest rank (every
+ * rank then makes as many calls), at most WARM_BATCHES. 0, or -1 if the ranks could not agree. */
+static int warm_mpi(const probe *p, double *t)
+{
+    double spent = 0;
+    int calls = WARM_FIRST;
+    for (int b = 0; b < WARM_BATCHES && spent < WARM_S; b++) {
+        if ((*t = timed_batch(p, (candidate){VRED_ALG_MPI, 0}, calls)) < 0) return -1;
+        spent += *t * calls;
+        calls = reps_for(*t);
+    }
+    return 0;
 }
 
 /* The candidates' median seconds per call into med[]; 0, or -1 if the ranks could not time
- * them together. cand[0] is the MPI. */
+ * them together. cand[0] is the MPI. Each candidate's batches are sized from its warm time: the
+ * MPI's after warm_mpi, each of vred's from a batch of WARM_FIRST calls after its first. Sized
+ * from the first call alone, which pays for first touch and the MPI's own setup, the MPI's
+ * batches of a 1 MiB allgather over Intel MPI were 3 calls long and timed it at 37 us per call,
+ * where its calls back to back take 25. */
 static int measure(const probe *p, const candidate *cand, int nc, double *med)
 {
     const vred_next_fns *x = vred_next();
     MPI_Comm c = p->vc->comm;
     double t[NCAND], all[ROUNDS][NCAND];
     int reps[NCAND];
-    /* One call each to warm up (first touch, the MPI's own setup) and size the batches. */
-    for (int i = 0; i < nc; i++) t[i] = batch(p, cand[i], 0, 1);
-    if (x->Allreduce(MPI_IN_PLACE, t, nc, MPI_DOUBLE, MPI_MAX, c) != MPI_SUCCESS) return -1;
-    warm_mpi(p, t[0]);
-    for (int i = 0; i < nc; i++)
-        reps[i] = t[i] >= BATCH_S ? 1 : t[i] * MAX_BATCH <= BATCH_S ? MAX_BATCH
-                                                                   : (int)ceil(BATCH_S / t[i]);
+    /* One call each to warm up (first touch, the MPI's own setup). */
+    for (int i = 0; i < nc; i++) (void)batch(p, cand[i], 0, 1);
+    if (warm_mpi(p, &t[0]) != 0) return -1;
+    for (int i = 1; i < nc; i++)
+        if ((t[i] = timed_batch(p, cand[i], WARM_FIRST)) < 0) return -1;
+    for (int i = 0; i < nc; i++) reps[i] = reps_for(t[i]);
     for (int r = 0; r < ROUNDS; r++) {
         /* Alternating: each round starts with another candidate. */
         for (int j = 0; j < nc; j++) {
@@ -340,5 +404,5 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
                         f.path[0] ? f.path : "(no HOME or XDG_CACHE_HOME)");
         }
     }
-    free(p.s), free(p.r), free(p.counts);
+    free_probe(&p);
 }
