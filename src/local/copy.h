@@ -18,6 +18,19 @@
  * process. */
 void vred_copy(void *dst, const void *src, size_t n, int nt);
 
+/* The ordinary copy (nt = 0) from 4 KiB on x86_64 is the string copy (vred_copy_string) where
+ * the process measured it faster than vector stores on this CPU (once, at first use: a few
+ * milliseconds; copy.c), else vector stores. vred_copy_string_form: 1 if the string copy was
+ * chosen, 0 if not (measuring first if need be); *gain, if not NULL: vector time / string
+ * time as measured (0: not measured, e.g. no fast strings). vred_copy_set_string_form: 0 or 1
+ * pins the form, -1 measures again at the next copy (tests, benchmarks). */
+int vred_copy_string_form(double *gain);
+void vred_copy_set_string_form(int form);
+
+/* dst = src with ordinary vector stores whatever the measured form (stores.h times the forms
+ * itself). */
+void vred_copy_lines(void *dst, const void *src, size_t n);
+
 /* dst = src by the CPU's string copy (x86_64 `rep movsb` where the CPU reports fast strings):
  * 1 if it copied, 0 if the string copy is not offered for these buffers (nothing copied; use
  * vred_copy). For stores into lines another core holds: a string copy writes whole lines without

@@ -7,6 +7,10 @@
  * the CPU supports (the streaming body is SSE2, AVX2 or AVX-512 by the cap). Each copy must give
  * the source's bytes and write nothing outside [dst, dst + n): 64 guard bytes either side.
  *
+ * Every copy above runs twice, with the ordinary copy's form pinned to vector stores and to the
+ * string copy (vred_copy_set_string_form); the measured form must be 0 or 1, the string copy
+ * only on a CPU with fast strings (x86_64), measured there.
+ *
  * The string copy (vred_copy_string): where it copies, the same checks at every misalignment pair
  * for lengths around its 256-byte floor and a few large ones; it must refuse below 256 bytes,
  * where (dst - src) mod 4096 is 1..63, and wherever the CPU reports no fast strings (or is not
@@ -180,12 +184,31 @@ int main(void)
     for (size_t c = 0; c < ncaps; c++) {
         if (!vred_isa_supported(caps[c])) continue;
         if (vred_isa_cap(caps[c]) != VRED_OK) continue;
-        long before = passed + failed;
-        /* below the threshold no ISA is involved: the small lengths once, under the first cap */
-        sweep(c == 0);
-        printf("  ISA cap %s: %ld checks\n", vred_isa_name(caps[c]), passed + failed - before);
+        /* both forms of the ordinary copy from 4 KiB: vector stores and, where offered, the
+         * string copy (copy.h: the process measures which one it uses) */
+        for (int form = 0; form < 2; form++) {
+            long before = passed + failed;
+            vred_copy_set_string_form(form);
+            /* below the threshold no ISA is involved: the small lengths once, under the first cap */
+            sweep(c == 0 && form == 0);
+            printf("  ISA cap %s, ordinary copy %s: %ld checks\n", vred_isa_name(caps[c]),
+                   form ? "string where offered" : "vector stores", passed + failed - before);
+        }
     }
     vred_isa_cap(VRED_ISA_COUNT);
+    /* the measured form: a valid answer, and the string copy only where the CPU offers it */
+    vred_copy_set_string_form(-1);
+    double gain = -1;
+    int form = vred_copy_string_form(&gain);
+    printf("  ordinary copy from 4 KiB: %s (vector / string time %.2f)\n",
+           form ? "the string copy" : "vector stores", gain);
+    CHECK(form == 0 || form == 1, "string form %d", form);
+#if defined(__x86_64__)
+    CHECK(!form || vred_cpu()->erms, "string copy chosen without fast strings");
+    CHECK(!vred_cpu()->erms || gain > 0, "fast strings reported but the forms not measured");
+#else
+    CHECK(form == 0, "string copy chosen off x86_64");
+#endif
     long before = passed + failed;
     sweep_string();
     printf("  string copy: %ld checks\n", passed + failed - before);
