@@ -8,9 +8,10 @@
  * docs/kernels.md "Alignment"). A loop of unaligned loads and 64-byte-aligned stores runs at the
  * same speed for every offset, and as fast as memcpy where memcpy is fast on Zen 4. On Zen 5
  * `rep movsb` is up to twice as fast where the destination is out of the private caches (it
- * writes whole lines without reading them first), and at every offset: so from 4 KiB the
- * ordinary copy is `rep movsb` where the process measured it faster on its CPU (string_chosen)
- * and the offsets are not its slow ones (vred_copy_string), the loop otherwise.
+ * writes whole lines without reading them first), at every offset, but not everywhere: made the
+ * ordinary copy of every collective, it sped up the allgather's copies and slowed MA's at
+ * 16 MiB. So it serves where it was measured to pay: vred_copy_measured (the form this process
+ * measured faster, string_chosen), and the bank stores' own timing (stores.h).
  *
  * The streaming copy is ours because the C library chooses streaming stores by copy size alone
  * (glibc: above ~3/4 of the shared cache), while the collectives know what the size cannot tell:
@@ -135,7 +136,7 @@ int vred_copy_string(void *dst, const void *src, size_t n)
 }
 
 #if defined(__x86_64__)
-/* The ordinary copy's form from STRING_MIN bytes: vector stores, or the string copy where this
+/* vred_copy_measured's form from STRING_MIN bytes: vector stores, or the string copy where this
  * CPU runs it faster. Which one is the CPU's answer, so each process measures it once, at first
  * use: FORM_BUFS destinations of FORM_BYTES in turn (4 MiB: out of the private caches, as a
  * receive buffer is by the time a collective copies into it), each form FORM_ROUNDS times,
@@ -214,21 +215,9 @@ int vred_copy_string_form(double *gain)
 #endif
 }
 
-void vred_copy_lines(void *dst, const void *src, size_t n)
-{
-#if defined(__x86_64__)
-    if (n >= LINE_MIN) {
-        line_copy(dst, src, n, 0);
-        return;
-    }
-#endif
-    if (n) memcpy(dst, src, n);
-}
-
 void vred_copy(void *dst, const void *src, size_t n, int nt)
 {
 #if defined(__x86_64__)
-    if (!nt && n >= STRING_MIN && string_chosen() && vred_copy_string(dst, src, n)) return;
     if (n >= (nt ? NT_MIN : LINE_MIN)) {
         line_copy(dst, src, n, nt != 0);
         return;
@@ -238,6 +227,14 @@ void vred_copy(void *dst, const void *src, size_t n, int nt)
      * uses DC ZVA / wide pair stores for large copies; plain memcpy is the measured-safe choice. */
     (void)nt;
     if (n) memcpy(dst, src, n);
+}
+
+void vred_copy_measured(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+    if (n >= STRING_MIN && string_chosen() && vred_copy_string(dst, src, n)) return;
+#endif
+    vred_copy(dst, src, n, 0);
 }
 
 void vred_copy_fence(void)

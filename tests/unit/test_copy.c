@@ -7,9 +7,10 @@
  * the CPU supports (the streaming body is SSE2, AVX2 or AVX-512 by the cap). Each copy must give
  * the source's bytes and write nothing outside [dst, dst + n): 64 guard bytes either side.
  *
- * Every copy above runs twice, with the ordinary copy's form pinned to vector stores and to the
- * string copy (vred_copy_set_string_form); the measured form must be 0 or 1, the string copy
- * only on a CPU with fast strings (x86_64), measured there.
+ * The measured copy (vred_copy_measured, nt = -1 below) gets the ordinary copy's checks, twice:
+ * with its form pinned to vector stores and to the string copy (vred_copy_set_string_form); the
+ * form measured must be 0 or 1, the string copy only on a CPU with fast strings (x86_64),
+ * measured there.
  *
  * The string copy (vred_copy_string): where it copies, the same checks at every misalignment pair
  * for lengths around its 256-byte floor and a few large ones; it must refuse below 256 bytes,
@@ -52,7 +53,8 @@ static void one(size_t n, size_t so, size_t doff, int nt)
     unsigned char *d = dstbuf + GUARD + doff;
     /* guards and the destination itself: a byte the copy skips shows as GUARD_BYTE ^ 0x5a... */
     memset(dstbuf + doff, GUARD_BYTE, n + 2 * GUARD);
-    vred_copy(d, s, n, nt);
+    if (nt < 0) vred_copy_measured(d, s, n);
+    else vred_copy(d, s, n, nt);
     vred_copy_fence();
     int ok = memcmp(d, s, n) == 0;
     CHECK(ok, "n=%zu src+%zu dst+%zu nt=%d: data differs", n, so, doff, nt);
@@ -71,6 +73,7 @@ static void sweep(int small)
                 if (quick && so != d && so != (d * 13 + n) % 64 && d != 0) continue;
                 one(n, so, d, 0);
                 one(n, so, d, 1);
+                one(n, so, d, -1);
             }
     /* around the streaming threshold and one line over: every head/tail combination */
     for (size_t n = 4096 - 80; n <= 4096 + 200; n += quick ? 13 : 1)
@@ -83,6 +86,7 @@ static void sweep(int small)
             for (size_t d = 0; d < 64; d += quick ? 17 : 7) {
                 one(big[b], so, d, 0);
                 one(big[b], so, d, 1);
+                one(big[b], so, d, -1);
             }
 }
 
@@ -184,14 +188,14 @@ int main(void)
     for (size_t c = 0; c < ncaps; c++) {
         if (!vred_isa_supported(caps[c])) continue;
         if (vred_isa_cap(caps[c]) != VRED_OK) continue;
-        /* both forms of the ordinary copy from 4 KiB: vector stores and, where offered, the
+        /* both forms of the measured copy from 4 KiB: vector stores and, where offered, the
          * string copy (copy.h: the process measures which one it uses) */
         for (int form = 0; form < 2; form++) {
             long before = passed + failed;
             vred_copy_set_string_form(form);
             /* below the threshold no ISA is involved: the small lengths once, under the first cap */
             sweep(c == 0 && form == 0);
-            printf("  ISA cap %s, ordinary copy %s: %ld checks\n", vred_isa_name(caps[c]),
+            printf("  ISA cap %s, measured copy as %s: %ld checks\n", vred_isa_name(caps[c]),
                    form ? "string where offered" : "vector stores", passed + failed - before);
         }
     }
@@ -200,7 +204,7 @@ int main(void)
     vred_copy_set_string_form(-1);
     double gain = -1;
     int form = vred_copy_string_form(&gain);
-    printf("  ordinary copy from 4 KiB: %s (vector / string time %.2f)\n",
+    printf("  measured copy from 4 KiB: %s (vector / string time %.2f)\n",
            form ? "the string copy" : "vector stores", gain);
     CHECK(form == 0 || form == 1, "string form %d", form);
 #if defined(__x86_64__)

@@ -395,14 +395,14 @@ int main(int argc, char **argv)
            vred_copy_cache_bytes() / 1048576.0,
            t->llc_inclusive < 0 ? "unknown" : yesno(t->llc_inclusive), t->sockets,
            t->sockets == 1 ? "" : "s", vred_topo_my_socket());
-    /* The ordinary copy's form, measured by this process as every vred process measures it. */
+    /* The measured copy's form (copy.h), measured by this process as every vred process does. */
     double gain = 0;
     int string = vred_copy_string_form(&gain);
     if (gain > 0)
-        printf("  ordinary copy from 4 KiB: %s (measured: vector stores / string copy = %.2f)\n",
+        printf("  measured copy from 4 KiB: %s (vector stores / string copy = %.2f)\n",
                string ? "the string copy (rep movsb)" : "vector stores", gain);
     else
-        printf("  ordinary copy from 4 KiB: vector stores (no fast string copy on this CPU)\n");
+        printf("  measured copy from 4 KiB: vector stores (no fast string copy on this CPU)\n");
     print_learned();
     /* The between-node pair of the cost model is measured by libvred-mpi at run time (issue 17,
      * src/mpi/comm.c): there is nothing to read here but where it comes from. */

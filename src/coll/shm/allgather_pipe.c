@@ -62,8 +62,11 @@ int vred_shm_allgather_pipe(const vred_shm_args *a)
         vred_stores_copy(&in, bank + (size_t)r * stride, mine + off, n, n == slice);
         vred_shm_post(s);
         /* The own part from the send buffer while the others store theirs (unless in place):
-         * from the bank after the wait it cost 1.6-1.75x at 256 KiB-4 MiB (docs/shm.md). */
-        if (!inplace) vred_copy(rbuf + (size_t)r * block + off, mine + off, n, nt);
+         * from the bank after the wait it cost 1.6-1.75x at 256 KiB-4 MiB (docs/shm.md). In
+         * the copy form measured faster (copy.h): the receive buffer has left this core's
+         * cache by now. */
+        if (!inplace && nt) vred_copy(rbuf + (size_t)r * block + off, mine + off, n, 1);
+        else if (!inplace) vred_copy_measured(rbuf + (size_t)r * block + off, mine + off, n);
         vred_shm_wait_all(s, seq0 + k + 1);
         copy_out(bank, stride, rbuf, block, off, n, r, p, nt);
         vred_shm_round_end(s);

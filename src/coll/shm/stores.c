@@ -67,8 +67,7 @@ void vred_stores_copy(vred_stores_call *c, void *bank, const void *src, size_t n
     /* Where the string copy is not offered for these buffers, the call's slices are vector
      * stores, timed as such. */
     if (kind == VRED_STORES_STRING && !vred_copy_string(bank, src, n)) kind = VRED_STORES_LINES;
-    if (kind == VRED_STORES_LINES) vred_copy_lines(bank, src, n);
-    else if (kind == VRED_STORES_STREAM) vred_copy(bank, src, n, 1);
+    if (kind != VRED_STORES_STRING) vred_copy(bank, src, n, kind == VRED_STORES_STREAM);
     if (kind == VRED_STORES_STREAM) vred_copy_fence();
     if (!timed) return;
     double dt = now_ns() - t0, stream_rate = c->st->ns_per_byte[VRED_STORES_STREAM];
