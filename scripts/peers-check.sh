@@ -8,7 +8,9 @@
 #      every algorithm, against the MPI's own and the exact answer, including the receivers of a
 #      small bcast that unpack the root's bytes into a strided type (PMPI_Unpack of raw bytes);
 #   3. vred-bench coll --sizes 4K,1M --algs auto --validate: vred's choice against the MPI's.
-# A minute or two per MPI on 2 idle cores. Usage: scripts/peers-check.sh [BUILD] [NAME...]
+# Steps 1 and 2 run with VRED_LEARN=off, as `make test` runs them: their "auto" cases assert the
+# cost model's choice, where a learned one may hand a class to the MPI. A minute or two per MPI
+# on 2 idle cores. Usage: scripts/peers-check.sh [BUILD] [NAME...]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=${1:-build-peers}
@@ -29,7 +31,7 @@ for n in "${names[@]}"; do
   extra=()
   [ "$n" != openmpi5 ] || extra=(--mca op ^avx)
   echo "== $n: tests/mpi/coll.c, 2 ranks, vred preloaded"
-  if out=$(timeout 600 "$here/peers-run.sh" "$n" --preload "$lib" "${extra[@]}" -np 2 "$test" --expect-vred 2>&1); then
+  if out=$(VRED_LEARN=off timeout 600 "$here/peers-run.sh" "$n" --preload "$lib" "${extra[@]}" -np 2 "$test" --expect-vred 2>&1); then
     printf '%s\n' "$out" | grep '^coll:' || true
   else
     printf '%s\n' "$out" | tail -20
@@ -41,7 +43,7 @@ for n in "${names[@]}"; do
   if [ ! -x "$move" ]; then
     echo "   not built in $build (make peers)"
     failed+=("$n")
-  elif out=$(timeout 600 "$here/peers-run.sh" "$n" --preload "$lib" -np 2 "$move" --expect-vred 2>&1); then
+  elif out=$(VRED_LEARN=off timeout 600 "$here/peers-run.sh" "$n" --preload "$lib" -np 2 "$move" --expect-vred 2>&1); then
     printf '%s\n' "$out" | grep -E '^(coll_move|NOTE)' || true
   else
     printf '%s\n' "$out" | tail -20
