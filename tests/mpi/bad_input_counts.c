@@ -20,7 +20,8 @@
 
 enum { BIG = 16 << 10, SMALL = 4 << 10, ROUNDS = 40, PIPE_BIG = 64 << 10, PIPE_SHORT = 32 << 10 };
 
-/* Valid bcasts of n bytes from rank 0: the number of ranks' results that differ (0 or 1 here). */
+/* `calls` valid bcasts of n bytes from rank 0 (call k's bytes i * 7 + tag + k): this rank's
+ * failed calls and wrong results. */
 static int valid_bcasts(const bi_api *vred, unsigned char *b, int n, int rank, int calls, int tag)
 {
     int bad = 0;
@@ -45,15 +46,7 @@ int bi_counts(const bi_api *vred)
     if (!b) return 2;
     for (int it = 0; it < ROUNDS; it++) {
         /* Three valid calls: both banks, more than one place in each. */
-        for (int k = 0; k < 3; k++) {
-            for (int i = 0; i < BIG; i++) b[i] = rank == 0 ? (unsigned char)(i * 7 + it + k) : 0;
-            if (vred->bcast(b, BIG, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) bad++;
-            for (int i = 0; i < BIG; i++)
-                if (b[i] != (unsigned char)(i * 7 + it + k)) {
-                    bad++;
-                    break;
-                }
-        }
+        bad += valid_bcasts(vred, b, BIG, rank, 3, it);
         if (it % 5 == 2) {
             /* The root returns at once; a receiver's buffer is short: MPI_ERR_TRUNCATE. */
             int rc = vred->bcast(b, rank == 0 ? BIG : SMALL, MPI_BYTE, 0, MPI_COMM_WORLD), cls = rc;
