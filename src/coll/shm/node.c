@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "coll/shm/node.h"
 #include "coll/shm/cma.h"
+#include "local/copy.h"
 #include "local/topo.h"
 #include "next/next.h"
 
@@ -146,6 +147,9 @@ static int build(vred_comm *vc, vred_node *n, const char **why)
     n->shm = vred_shm_create(n->comm, slice_max(n->size), why);
     /* This rank's verdict on cross-memory attach; the communicator agrees on it next. */
     if (n->shm) n->shm->cma = vred_cma_probe(n->shm);
+    /* The measured copy's form (copy.h), measured here with the region's other set-up rather
+     * than inside the first collective that copies (a few milliseconds, once per process). */
+    if (n->shm) (void)vred_copy_string_form(NULL);
     return MPI_SUCCESS;
 }
 
