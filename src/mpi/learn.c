@@ -53,11 +53,11 @@ enum { ROUNDS = 5, MAX_BATCH = 1000, NCAND = VRED_SELECT_CANDIDATES + 1 };
  * allreduce of 64 MiB 1.2x (2 ranks, docs/shm.md). Below 1 MiB the copies fit a core's private
  * cache. */
 static const size_t NT_MIN = (size_t)1 << 20;
-/* Batches of fewer calls than this (calls of a millisecond and more) begin with one call not
- * timed: the first call after another candidate's pays for what that one left behind (a receive
- * buffer streamed out of the cache, its lines of the banks in the other core's cache), which an
- * application's loop of the same call does not. */
-enum { LEAD_BELOW = 4 };
+/* Batches of fewer calls than this (calls of a quarter millisecond and more: MIN_CALLS below)
+ * begin with one call not timed: the first call after another candidate's pays for what that one
+ * left behind (a receive buffer streamed out of the cache, its lines of the banks in the other
+ * core's cache), which an application's loop of the same call does not. */
+enum { LEAD_BELOW = 5 };
 
 /* One candidate: the MPI's collective or one of vred's algorithms, vred's with or without
  * streaming stores forced for its calls. */
@@ -67,9 +67,17 @@ typedef struct {
 } candidate;
 /* MARGIN: vred's pick must beat the MPI by this much, more than the spread of one batch's
  * median between two runs (3-5% measured), or a tie is kept as vred's and benchmarks then find
- * it 0.9x the MPI. WARM_S, WARM_FIRST, WARM_BATCHES: see warm_mpi. */
-static const double BATCH_S = 1e-3, MARGIN = 0.06, WARM_S = 10e-3;
-enum { WARM_FIRST = 4, WARM_BATCHES = 64 };
+ * it 0.9x the MPI. WARM_S, WARM_FIRST, WARM_BATCHES: see warm_mpi.
+ * MIN_CALLS, BATCH_LONG_S: calls of a millisecond and more were timed one per batch (after one
+ * not timed), which is the call's latency on idle links, not its rate back to back: across
+ * hosts whose link lets a burst through faster than its rate (tc tbf, as a switch's buffers and
+ * a NIC's queue do in part), vred's binomial reduce of 1 MiB on 3 hosts at 10 Gbit/s timed 1.20
+ * ms per call that way and 1.63-1.70 in a loop, where its root receives 2 MiB per call
+ * (docs/multihost.md; picked over the MPI and ring, it then ran at 0.74x the MPI's speed: Zen 5
+ * and the Xeon guest alike). In batches of 4 such calls it timed 1.30-1.59 ms (10 runs) and
+ * the class went to ring (1.16-1.42) or the MPI. */
+static const double BATCH_S = 1e-3, BATCH_LONG_S = 20e-3, MARGIN = 0.06, WARM_S = 10e-3;
+enum { WARM_FIRST = 4, WARM_BATCHES = 64, MIN_CALLS = 4 };
 
 int vred_learn_load(vred_comm *vc)
 {
@@ -228,10 +236,15 @@ static int make_probe(probe *p, vred_comm *vc, vred_coll coll, int k)
     return ok;
 }
 
-/* Calls in a batch of about BATCH_S seconds for a candidate that takes t per call. */
+/* Calls in a batch for a candidate that takes t per call: about BATCH_S seconds of them, and at
+ * least MIN_CALLS as long as those fit in BATCH_LONG_S (else as many as fit, at least one). */
 static int reps_for(double t)
 {
-    return t >= BATCH_S ? 1 : t * MAX_BATCH <= BATCH_S ? MAX_BATCH : (int)ceil(BATCH_S / t);
+    if (t * MAX_BATCH <= BATCH_S) return MAX_BATCH;
+    int n = t >= BATCH_S ? 1 : (int)ceil(BATCH_S / t);
+    if (n >= MIN_CALLS) return n;
+    double fit = floor(BATCH_LONG_S / t);
+    return fit >= MIN_CALLS ? MIN_CALLS : fit > n ? (int)fit : n;
 }
 
 /* Seconds per call of candidate c in a batch of `calls`, the slowest rank's (every rank gets the
