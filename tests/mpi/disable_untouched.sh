@@ -38,9 +38,14 @@ break main
 run
 rbreak ^vred_\(sum\|prod\|max\|min\|land\|lor\|lxor\|band\|bor\|bxor\|maxloc\|minloc\)_
 continue
-kill
+if $_isvoid($_exitcode)
+  kill
+end
 quit
 GDB
+    # `kill` only while the program runs: after it ended normally, `kill` was an error, gdb
+    # -batch exited 1, and mpirun then aborted the job, killing the other rank's gdb before it
+    # had written "exited normally" (a CI run under load: 1 of 2 ranks ended normally).
     # Each rank's gdb writes its own file: through the launcher's shared stdout, two ranks'
     # lines can merge and hide an "exited normally" (a CI run saw 1 of 2).
     logs=$(mktemp -d)
