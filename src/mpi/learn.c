@@ -53,11 +53,12 @@ enum { ROUNDS = 5, MAX_BATCH = 1000, NCAND = VRED_SELECT_CANDIDATES + 1 };
  * allreduce of 64 MiB 1.2x (2 ranks, docs/shm.md). Below 1 MiB the copies fit a core's private
  * cache. */
 static const size_t NT_MIN = (size_t)1 << 20;
-/* Batches of fewer calls than this (calls of a quarter millisecond and more: MIN_CALLS below)
- * begin with one call not timed: the first call after another candidate's pays for what that one
- * left behind (a receive buffer streamed out of the cache, its lines of the banks in the other
- * core's cache), which an application's loop of the same call does not. */
-enum { LEAD_BELOW = 5 };
+/* MIN_CALLS: calls per batch at least (reps_for). Batches of at most that many calls (calls of a
+ * quarter millisecond and more) begin with one call not timed: the first call after another
+ * candidate's pays for what that one left behind (a receive buffer streamed out of the cache,
+ * its lines of the banks in the other core's cache), which an application's loop of the same
+ * call does not. */
+enum { MIN_CALLS = 4, LEAD_BELOW = MIN_CALLS + 1 };
 
 /* One candidate: the MPI's collective or one of vred's algorithms, vred's with or without
  * streaming stores forced for its calls. */
@@ -77,7 +78,7 @@ typedef struct {
  * and the Xeon guest alike). In batches of 4 such calls it timed 1.30-1.59 ms (10 runs) and
  * the class went to ring (1.16-1.42) or the MPI. */
 static const double BATCH_S = 1e-3, BATCH_LONG_S = 20e-3, MARGIN = 0.06, WARM_S = 10e-3;
-enum { WARM_FIRST = 4, WARM_BATCHES = 64, MIN_CALLS = 4 };
+enum { WARM_FIRST = 4, WARM_BATCHES = 64 };
 
 int vred_learn_load(vred_comm *vc)
 {
@@ -243,8 +244,8 @@ static int reps_for(double t)
     if (t * MAX_BATCH <= BATCH_S) return MAX_BATCH;
     int n = t >= BATCH_S ? 1 : (int)ceil(BATCH_S / t);
     if (n >= MIN_CALLS) return n;
-    double fit = floor(BATCH_LONG_S / t);
-    return fit >= MIN_CALLS ? MIN_CALLS : fit > n ? (int)fit : n;
+    double fit = floor(BATCH_LONG_S / t); /* below MIN_CALLS only for calls over 5 ms */
+    return fit >= MIN_CALLS ? MIN_CALLS : fit >= 1 ? (int)fit : 1;
 }
 
 /* Seconds per call of candidate c in a batch of `calls`, the slowest rank's (every rank gets the
