@@ -19,14 +19,14 @@
 void vred_copy(void *dst, const void *src, size_t n, int nt);
 
 /* dst = src, n bytes, with ordinary stores in the form this process measured faster on its CPU
- * (once, at first use, which the shared region's set-up makes: a few milliseconds; copy.c):
- * from 4 KiB on x86_64 the string copy (vred_copy_string) where it beat vector stores into
- * destinations out of the private caches, else vred_copy(dst, src, n, 0). For a copy into a
- * buffer that has left the private caches and is not shared with another core (the allgather's own block: Zen 5, 2 ranks, 1 MiB 27.9 ->
- * 24.1 us); not vred_copy's default, since MA's copies at 16 MiB lost 5-10% with it.
- * vred_copy_string_form: 1 if the string copy was chosen, 0 if not (measuring first if need
- * be); *gain, if not NULL: vector time / string time as measured (0: not measured, e.g. no fast
- * strings). vred_copy_set_string_form: 0 or 1 pins the form, -1 measures again at the next
+ * (once, at first use, which the shared region's set-up makes: a few milliseconds; copy.c): from 4
+ * KiB on x86_64 the string copy (vred_copy_string) where it beat vector stores into destinations
+ * out of the private caches, else vred_copy(dst, src, n, 0). For a copy into a buffer that has
+ * left the private caches and is not shared with another core (the allgather's own block: Zen 5, 2
+ * ranks, 1 MiB 27.9 -> 24.1 us); not vred_copy's default, since MA's copies at 16 MiB lost 5-10%
+ * with it. vred_copy_string_form: 1 if the string copy was chosen, 0 if not (measuring first if
+ * need be); *gain, if not NULL: vector time / string time as measured (0: not measured, e.g. no
+ * fast strings). vred_copy_set_string_form: 0 or 1 pins the form, -1 measures again at the next
  * copy (tests, benchmarks). */
 void vred_copy_measured(void *dst, const void *src, size_t n);
 int vred_copy_string_form(double *gain);
