@@ -2,12 +2,18 @@
 """Writes bench/REPORT.md (and its figures) from the results of bench/run_report.sh.
 
 usage: bench/report.py [--results bench/results/report] [--out bench/REPORT.md] [--img bench/report]
+                      [--only NAME,...]
 
 Reads each experiment's CSV / text files under RESULTS (see bench/run_report.sh for what makes
 them), puts every figure next to the paper's own number, with the command, the machine and its
 load, and an honest line where this machine cannot show what the paper showed. An experiment whose
 results are missing is listed as not run. The figures (PNG, matplotlib, one function per figure:
 fig_*) go to IMG; without matplotlib the report has the tables only.
+
+--only renders the named experiments alone and puts each one's section and summary row in place
+of the same experiment's in OUT, keeping the rest of OUT as it is: what `bench/run_report.sh
+--only` does after measuring, so that re-running one experiment (on a machine whose results
+directory holds only that one) does not turn every other section into "not run".
 """
 import argparse
 import csv
@@ -1138,21 +1144,79 @@ def exp_peers(R):
 
 # ---- the report ---------------------------------------------------------------------------------
 
+# The experiments in report order, by the names bench/run_report.sh --only takes.
+EXPERIMENTS = {
+    "local": exp_local, "counters": exp_counters, "lammps": exp_lammps, "train": exp_train, "copy": exp_copy,
+    "reduce": exp_reduce, "scalar": exp_scalar, "fortran": exp_fortran, "multihost": exp_multihost,
+    "peers": exp_peers,
+}
+
+
+def sections(md):
+    """{number: (start, end)} of each numbered section ("## 9. ...") of a report, to the next "## "."""
+    heads = [(m.start(), m.group(1)) for m in re.finditer(r"^## (\d+)\. ", md, re.M)]
+    ends = [m.start() for m in re.finditer(r"^## ", md, re.M)] + [len(md)]
+    return {num: (at, min(e for e in ends if e > at)) for at, num in heads}
+
+
+def splice(old, new_parts, new_summary):
+    """old with each numbered section of new_parts, and each summary row of new_summary (its first
+    cell starts with the experiment's number), in place of the same experiment's; a section old
+    lacks is appended."""
+    new = new_parts.lstrip("\n")
+    fresh = sections(new)
+    for num, (a, b) in sorted(fresh.items(), key=lambda kv: -int(kv[0])):
+        text = new[a:b].rstrip("\n")
+        have = sections(old)
+        if num in have:  # keep the blank lines the old section ended with
+            oa, ob = have[num]
+            gap = old[oa:ob][len(old[oa:ob].rstrip("\n")):]
+            old = old[:oa] + text + gap + old[ob:]
+        else:
+            old = old.rstrip("\n") + "\n\n" + text + "\n"
+    lines = old.split("\n")
+    for row in new_summary:
+        num = row[0].split(" ", 1)[0]
+        line = "| " + " | ".join(str(c) for c in row) + " |"
+        for i, l in enumerate(lines):
+            if l.startswith(f"| {num} "):
+                lines[i] = line
+                break
+    return "\n".join(lines)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--results", default=os.path.join(here, "results", "report"))
     ap.add_argument("--out", default=os.path.join(here, "REPORT.md"))
     ap.add_argument("--img", default=os.path.join(here, "report"))
+    ap.add_argument("--only", help="comma-separated experiments (" + " ".join(EXPERIMENTS) + "): "
+                    "replace their sections in OUT, keep the rest")
     a = ap.parse_args()
+    names = list(EXPERIMENTS)
+    if a.only:
+        names = [n for n in a.only.split(",") if n]
+        bad = [n for n in names if n not in EXPERIMENTS]
+        if bad:
+            ap.error(f"unknown experiment(s): {' '.join(bad)}")
+        if not os.path.isfile(a.out):
+            ap.error(f"--only needs an existing report to update: no {a.out}")
     R = Report(a.results, a.img, a.out)
-    for f in (exp_local, exp_counters, exp_lammps, exp_train, exp_copy, exp_reduce, exp_scalar, exp_fortran,
-              exp_multihost, exp_peers):
+    for n in names:
+        f = EXPERIMENTS[n]
         try:
             f(R)
         except Exception as e:  # one broken result must not lose the rest of the report
             R.w(f"\n**report.py could not render this experiment: {type(e).__name__}: {e}**\n")
             print(f"report.py: {f.__name__}: {type(e).__name__}: {e}", file=sys.stderr)
+    if a.only:
+        with open(a.out) as fh:
+            old = fh.read()
+        with open(a.out, "w") as fh:
+            fh.write(splice(old, "\n".join(R.parts), R.summary))
+        print(a.out)
+        return 0
     mach = text(os.path.join(a.results, "machine.txt"))
     head = []
     head.append("# vred: evidence, next to the papers\n")
@@ -1160,7 +1224,9 @@ def main():
     head.append("**Regenerate everything** (build, run all ten experiments, rewrite this file and `bench/report/*.png`; "
                 "about 35 minutes on 2 cores): `make report`. Re-render from the results already there: "
                 "`python3 bench/report.py`. One experiment: `bench/run_report.sh --only NAME` "
-                "(local counters lammps train copy reduce scalar fortran multihost peers), then `python3 bench/report.py`. "
+                "(local counters lammps train copy reduce scalar fortran multihost peers) measures it and replaces its "
+                "section and summary row here, keeping the others (`python3 bench/report.py --only NAME`: the same "
+                "from the results already there). "
                 "A smoke test of the whole pipeline: `make report QUICK=1`.\n")
     mi = {}
     for k in ("date", "host", "cpu", "git", "open mpi", "mpich", "compiler", "quick", "lite"):

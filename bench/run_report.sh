@@ -5,7 +5,8 @@
 #
 # usage: bench/run_report.sh [--build DIR] [--peers-build DIR] [--out DIR] [--only LIST] [--quick] [--no-report]
 #   --only LIST   a subset of: local counters lammps train copy reduce scalar fortran multihost peers (default
-#                 all), run in the order given
+#                 all), run in the order given; the report then replaces those experiments'
+#                 sections of bench/REPORT.md and keeps the others (bench/report.py --only)
 #   --peers-build DIR  vred built against the PyPI MPIs (`make peers`; default $PEERS_BUILD or build-peers)
 #   --quick       smaller sizes / fewer rounds everywhere (a smoke test of the pipeline: ~8 min)
 #   --lite        between the two: fewer sizes and rounds, the same experiments (for a busy machine)
@@ -314,7 +315,13 @@ if [ ${#failed[@]} -gt 0 ]; then
   echo "failed: ${failed[*]}" >>"$out/machine.txt"
 fi
 if [ $report = 1 ]; then
-  echo "== report: bench/report.py --results $out" >&2
-  python3 "$root/bench/report.py" --results "$out" --out "$root/bench/REPORT.md" --img "$root/bench/report"
+  # A subset replaces its own sections of the report and keeps the others (their results may
+  # not be in $out: a fresh clone, or a machine that ran only these).
+  part=()
+  if [ "$only" != all ] && [ -f "$root/bench/REPORT.md" ]; then
+    part=(--only "$(IFS=,; echo "${sel[*]}")")
+  fi
+  echo "== report: bench/report.py --results $out ${part[*]}" >&2
+  python3 "$root/bench/report.py" --results "$out" --out "$root/bench/REPORT.md" --img "$root/bench/report" "${part[@]}"
 fi
 [ ${#failed[@]} -eq 0 ]
