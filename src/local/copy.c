@@ -8,7 +8,8 @@
  * docs/kernels.md "Alignment"). A loop of unaligned loads and 64-byte-aligned stores runs at the
  * same speed for every offset, and as fast as memcpy where memcpy is fast on Zen 4. On Zen 5
  * `rep movsb` is up to twice as fast where the destination is out of the private caches (it
- * writes whole lines without reading them first), at every offset, but not everywhere: made the
+ * writes whole lines without reading them first) and (dst - src) mod 4096 is not 1..63, but
+ * not everywhere: made the
  * ordinary copy of every collective, it sped up the allgather's copies and slowed MA's at
  * 16 MiB. So it serves where it was measured to pay: vred_copy_measured (the form this process
  * measured faster, string_chosen), and the bank stores' own timing (stores.h).
@@ -120,8 +121,11 @@ static void line_copy(unsigned char *d, const unsigned char *s, size_t n, int nt
 #endif
 
 /* `rep movsb` on AMD Zen 2-4 runs at ~3.5 GB/s instead of ~55 where (dst - src) mod 4096 is
- * 1..15 and at 0.6-0.8x where it is 33..63 (the file comment); Zen 5 keeps its rate at every
- * offset, but the rule is for any CPU: the string copy is offered only outside 1..63. */
+ * 1..15 and at 0.6-0.8x where it is 33..63 (the file comment); Zen 5 at about half its rate
+ * there (256 KiB into destinations out of the private caches, skews 8-48: 4.4-4.8 us against
+ * 2.1-2.9 at skews 0, 64 and 4080; into cached ones 2.8-3.1 against 2.1-2.3). So the string copy
+ * is offered only outside 1..63; a shared slice can be placed to keep copies there
+ * (bcast_pipe.c). */
 int vred_copy_string(void *dst, const void *src, size_t n)
 {
 #if defined(__x86_64__)

@@ -8,7 +8,8 @@
  * Cases: Bcast with root 0, last and middle; Allgather, with and without MPI_IN_PLACE; types
  * MPI_BYTE, MPI_INT, MPI_DOUBLE; about 0, 1, 7, 4095, 65537 and 1M+3 bytes per rank (elements:
  * the bytes divided by the type size, rounded up; 1M+3 for one type per communicator and
- * collective, rotating); buffers at aligned and odd byte offsets (rotating); on MPI_COMM_WORLD,
+ * collective, rotating); buffers at aligned and odd byte offsets (rotating; at one of them the
+ * receive buffers of the ranks at different offsets in a line); on MPI_COMM_WORLD,
  * an odd/even split, a dup and a reversed split (key = -rank); algorithms "auto", "mpi", "pipe",
  * "cma" forced in turn with vred_mpi_force(); with MPI-4, alternate cases through the _c entry
  * points. Large cases (bcast of 16 MiB + 5 bytes from the last rank, in the automatic choice's
@@ -176,6 +177,15 @@ static int call(int vred, const tcase *c, const void *sb, void *rb)
                 : PMPI_Allgather(sb, n, c->dt, rb, n, c->dt, comm);
 }
 
+/* The receive buffer's offset past a line on rank r: 64 - off, but 16 bytes further on each
+ * rank where off is 13, so that a bcast's root and receivers sit at different offsets in a line
+ * (the pipeline places its slices at the root's: bcast_pipe.c). */
+static int recv_off(const tcase *c, int r)
+{
+    if (!c->off) return 0;
+    return c->off == 13 ? (64 - c->off + 16 * r) % 64 : 64 - c->off;
+}
+
 static void describe(char *d, size_t ds, const tcase *c)
 {
     snprintf(d, ds, "case %ld %s%s comm=%s(%d/%d) root=%d inplace=%d type=%s count=%ld off=%d "
@@ -249,8 +259,9 @@ static void run_case(tcase *c)
     buf sa, sb, ra, rb;
     buf_alloc(&sa, block, c->off);
     buf_alloc(&sb, block, c->off);
-    buf_alloc(&ra, rbytes, c->off ? 64 - c->off : 0);
-    buf_alloc(&rb, rbytes, c->off ? 64 - c->off : 0);
+    int roff = recv_off(c, r);
+    buf_alloc(&ra, rbytes, roff);
+    buf_alloc(&rb, rbytes, roff);
     fill(sa.p, block, caseno, r);
     fill(sb.p, block, caseno, r);
     /* Receive buffers: bcast: the root's data at the root, junk elsewhere; allgather: junk, and
