@@ -4,19 +4,19 @@
  * k + 1 into one bank while the others copy slice k out of the other: two copies per byte,
  * overlapped, and the shared slice stays in the cache between them.
  *
- * Copies: the copy out to a receive buffer follows the paper's adaptive rule (non-temporal
- * data, read only after the collective: streamed when the working set W = s + s (p - 1) + 2 I
- * exceeds the cache), and its ordinary stores are in the form this process measured faster
- * (copy.h: the string copy on Zen 5; the slices' places below keep it unskewed). The copy into
- * the bank keeps the paper's ordinary stores, which leave the slice in the cache for the
- * readers. Two things make them pay: the rounds rotate through the banks (sync.h), so the root
- * never stores into a line a reader still holds; and where ordinary stores crawl anyway (the
- * host's slow spells), the root measures it and streams (stores.h). 2 ranks, Zen 4, Open MPI
- * 4.1, back to back, malloc'd buffers, builds alternating, medians of 6 runs: 64 KiB 7.7 -> 4.4 us, 256 KiB 22.6 -> 11.4, 1 MiB 66.6 -> 45.1 (before:
- * streaming stores into one place per bank). From a private cache per slice (messages from 4
- * of them, where the bank holds one: region.c, bank_floor) slices span a whole bank: 4 MiB
- * 192-365 -> 127-156 us, 16 MiB 1.39-2.34 -> 0.84-1.61 ms, 64 MiB 5.3-6.8 -> 4.8-5.4 ms
- * against 256 KiB slices.
+ * Copies: the copy out to a receive buffer follows the paper's adaptive rule (non-temporal data,
+ * read only after the collective: streamed when the working set W = s + s (p - 1) + 2 I exceeds
+ * the cache), and its ordinary stores are in the form this process measured faster (copy.h: the
+ * string copy on Zen 5; the slices' places below keep it unskewed). The copy into the bank keeps
+ * the paper's ordinary stores, which leave the slice in the cache for the readers. Two things make
+ * them pay: the rounds rotate through the banks (sync.h), so the root never stores into a line a
+ * reader still holds; and where ordinary stores crawl anyway (the host's slow spells), the root
+ * measures it and streams (stores.h). 2 ranks, Zen 4, Open MPI 4.1, back to back, malloc'd
+ * buffers, builds alternating, medians of 6 runs: 64 KiB 7.7 -> 4.4 us, 256 KiB 22.6 -> 11.4, 1
+ * MiB 66.6 -> 45.1 (before: streaming stores into one place per bank). From a private cache per
+ * slice (messages from 4 of them, where the bank holds one: region.c, bank_floor) slices span a
+ * whole bank: 4 MiB 192-365 -> 127-156 us, 16 MiB 1.39-2.34 -> 0.84-1.61 ms, 64 MiB 5.3-6.8 ->
+ * 4.8-5.4 ms against 256 KiB slices.
  *
  * Synchronisation per slice (sync.h): one post by every rank (the root's announces the slice;
  * the others' only keep every rank's seq equal, which the next collective relies on), and the
