@@ -9,9 +9,8 @@
  * same speed for every offset, and as fast as memcpy where memcpy is fast on Zen 4. On Zen 5
  * `rep movsb` is up to twice as fast where the destination is out of the private caches (it
  * writes whole lines without reading them first) and (dst - src) mod 4096 is not 1..63, but
- * not everywhere: made the
- * ordinary copy of every collective, it sped up the allgather's copies and slowed MA's at
- * 16 MiB. So it serves where it was measured to pay: vred_copy_measured (the form this process
+ * not everywhere: made the ordinary copy of every collective, it sped up the allgather's copies
+ * and slowed MA's at 16 MiB. So it serves where it was measured to pay: vred_copy_measured (the form this process
  * measured faster, string_chosen), and the bank stores' own timing (stores.h).
  *
  * The streaming copy is ours because the C library chooses streaming stores by copy size alone
