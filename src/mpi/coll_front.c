@@ -216,15 +216,36 @@ static _Noreturn void failed(vred_coll coll, vred_alg alg, int rc)
     vred_fail(what, rc);
 }
 
-/* This rank's buffers mod 64 for the agreement (vred_front_agree's key), or a key no other rank
- * has where its own layout is already skewed: the allgather's blocks land at rbuf + q * block,
- * in line with every sender only if the block is whole lines and sbuf and rbuf agree. */
-static int skew_key(vred_coll coll, const vred_coll_args *a)
+/* This rank's buffers mod 64 (0..63), or a value no other rank has (64..127; with 2 ranks or
+ * more, some rank's differs) where its own layout is already skewed: the allgather's blocks land
+ * at rbuf + q * block, in line with every sender only if the block is whole lines and sbuf and
+ * rbuf agree. */
+static int skew_of(vred_coll coll, const vred_coll_args *a)
 {
     uintptr_t s = (uintptr_t)a->sbuf % 64, r = (uintptr_t)a->rbuf % 64;
     if (coll == VRED_COLL_BCAST) return (int)r;
-    return s == r && a->count % 64 == 0 ? (int)r : 64 + a->rank;
+    return s == r && a->count % 64 == 0 ? (int)r : 64 + a->rank % 64;
 }
+
+/* The agreement's key (vred_front_agree): the skew in its low SKEW_BITS bits, above them 24 bits
+ * of a hash of the message's bytes (bcast: the message; allgather: one block). Erroneous calls
+ * whose ranks pass different byte counts then differ in the high bits of the least and the
+ * greatest key, and go to the MPI, whose answer they are: served, the pipelined allgather read
+ * each part at its own stride and its rounds moved the ranks' banks apart, so that every later
+ * call read the wrong places (Open MPI 4.1, 2 ranks, 64 and 32 KiB blocks; the MPI alone
+ * answers MPI_ERR_TRUNCATE on the short rank). Ranks whose bytes differ and hash alike (1 in
+ * 2^24) are not told apart. */
+enum { SKEW_BITS = 7 };
+
+static int agree_key(vred_coll coll, const vred_coll_args *a)
+{
+    uint64_t bytes = (uint64_t)(a->count * a->esize);
+    uint32_t hash = (uint32_t)((bytes * 0x9e3779b97f4a7c15ull) >> 40); /* 24 bits */
+    return (int)(hash << SKEW_BITS | (uint32_t)skew_of(coll, a));
+}
+
+/* From the agreed keys (all[3] the least, -all[4] the greatest): 1 if the ranks' bytes differ. */
+static int bytes_differ(const int all[5]) { return all[3] >> SKEW_BITS != -all[4] >> SKEW_BITS; }
 
 /* Single copy reads straight from the peer's buffer, and the kernel's copy slows down when
  * source and destination differ mod 64, the more so the larger the copy: allgather, 2 ranks,
@@ -428,9 +449,12 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
         *rc = MPI_SUCCESS;
         return 1;
     }
-    int agreed = vred_front_agree(a, local_ok, skew_key(coll, a), all);
-    if ((ret = settle(agreed, all, local_ok, alg, rc, user_comm)) >= 0) return ret;
-    a->skewed = all[3] != -all[4];
+    int agreed = vred_front_agree(a, local_ok, agree_key(coll, a), all);
+    int differ = agreed && all[0] && bytes_differ(all);
+    if (differ) all[0] = 0; /* erroneous: the MPI's to answer (settle passes it on) */
+    if ((ret = settle(agreed, all, local_ok, alg, rc, user_comm)) >= 0)
+        return differ && all[1] == -all[2] ? vred_pass(VRED_WHY_INVALID_ARG) : ret;
+    a->skewed = all[3] != -all[4]; /* the bytes agree: only the skews can differ */
     return vred_front_run(coll, a, rc, user_comm);
 }
 

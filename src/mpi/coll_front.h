@@ -82,7 +82,8 @@ typedef struct {
  * is one node whose region is made (vred_shm_agree), else one allreduce. all[0] = 1 if every
  * rank's local_ok is,
  * all[1] = the least root, -all[2] = the greatest; all[3] = the least key, -all[4] = the
- * greatest (the buffers' offsets mod 64: equal keys, no skew). 0 if the allreduce failed. (Also
+ * greatest (vred_front_run_agreed's: the message's bytes and the buffers' offsets mod 64; equal
+ * keys, equal bytes and no skew). 0 if the allreduce failed. (Also
  * timed by the learned selection, which must measure what a call costs.) */
 int vred_front_agree(const vred_coll_args *a, int local_ok, int key, int all[5]);
 

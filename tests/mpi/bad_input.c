@@ -14,8 +14,8 @@
  * MPI serves them, results equal; a contiguous type vred may serve, with the MPI's result). Once with MPI_ERRORS_RETURN (the code comes back), once with
  * a counting handler (invoked exactly as often as by the MPI).
  * Cases an MPI crashes on run apart, one job at a time (--isolated, driven by bad_input.sh);
- * --roots: mismatched roots (bad_input_roots.c); --counts vred: a bcast with mismatched counts
- * between valid ones (bad_input_counts.c); --valid: each valid call once
+ * --roots: mismatched roots (bad_input_roots.c); --counts vred: bcasts and allgathers with
+ * mismatched counts between valid ones (bad_input_counts.c); --valid: each valid call once
  * (config_knobs.sh, disable_untouched.sh).
  */
 #define _GNU_SOURCE

@@ -80,7 +80,8 @@ void bi_cases_free(void);
 /* --roots: mismatched roots (bad_input_roots.c). */
 int bi_roots(int argc, char **argv, const bi_api *vred, const bi_api *mpi);
 
-/* --counts vred: mismatched counts in a bcast between valid ones (bad_input_counts.c). */
+/* --counts vred: mismatched counts in bcasts and allgathers between valid ones
+ * (bad_input_counts.c). */
 int bi_counts(const bi_api *vred);
 
 #endif

@@ -105,14 +105,16 @@ done
 # (shm/small.c), so the receivers must read at the root's and keep their places in step with
 # it: every valid call after it right on every rank, and the erroneous one MPI_ERR_TRUNCATE on
 # the receivers. Then root 64 KiB, the others 32 KiB in the pipeline: passed to the MPI (an
-# error on the receivers, no hang) and the valid calls after it right.
+# error on the receivers, no hang) and the valid calls after it right. Then MPI_Allgather with
+# rank 0's blocks twice the others' (2 KiB, 64 KiB, 4 MiB; forced pipe, then cma) between valid
+# ones: the MPI's on every rank, and every valid call after it right.
 out=$(timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" --counts vred 2>>"$log" </dev/null)
 rc=$?
 n=$((n + 1))
 if [ $rc = 0 ] && grep -q "^counts: 0 bad" <<<"$out"; then
-    echo "ok   MPI_Bcast, mismatched counts: every valid call after it right"
+    echo "ok   MPI_Bcast and MPI_Allgather, mismatched counts: every valid call after it right"
 else
-    echo "FAIL MPI_Bcast, mismatched counts: exit status $rc:"
+    echo "FAIL MPI_Bcast and MPI_Allgather, mismatched counts: exit status $rc:"
     echo "$out"
     fail=$((fail + 1))
 fi

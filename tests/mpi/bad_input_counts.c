@@ -12,11 +12,23 @@
  * the call goes to the MPI, whose answer it is (Open MPI and MPICH report an error on the short
  * receivers and return); before, the ranks ran different numbers of slices and waited forever.
  * The receivers must get an error, and the valid 64 KiB calls after it must be right on every
- * rank. Prints "counts: N bad" on rank 0; exit status 1 if any call went wrong.
+ * rank.
+ *
+ * Then allgathers forced to vred's pipeline and to cross-memory attach whose ranks pass
+ * different block sizes (rank 0 `big`, the others half of it: one step, the pipeline's one
+ * round, several rounds), each between valid calls of `big`: every rank's agreement carries its
+ * block's bytes (coll_front.c, shm/small.c), so the call goes to the MPI on every rank
+ * (vred_mpi_last_alg), whose answer it is, and the valid calls after it must be right on every
+ * rank. Before, the pipeline served it, its rounds moved the ranks' banks apart, and later valid
+ * calls read the wrong places. Prints "counts: N bad" on rank 0; exit status 1 if any call went
+ * wrong.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "bad_input.h"
+#define VRED_MPI_WEAK
+#include "vred_mpi.h"
 
 enum { BIG = 16 << 10, SMALL = 4 << 10, ROUNDS = 40, PIPE_BIG = 64 << 10, PIPE_SHORT = 32 << 10 };
 
@@ -34,6 +46,58 @@ static int valid_bcasts(const bi_api *vred, unsigned char *b, int n, int rank, i
                 break;
             }
     }
+    return bad;
+}
+
+/* `calls` valid allgathers of `block` bytes per rank into r (rank q's block: bytes i * 5 + q +
+ * tag + k): this rank's failed calls and wrong results. */
+static int valid_allgathers(const bi_api *vred, unsigned char *sb, unsigned char *r, int block,
+                            int rank, int calls, int tag)
+{
+    int bad = 0, p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    for (int k = 0; k < calls; k++) {
+        for (int i = 0; i < block; i++) sb[i] = (unsigned char)(i * 5 + rank + tag + k);
+        memset(r, 0, (size_t)block * (size_t)p);
+        if (vred->allgather(sb, block, MPI_BYTE, r, block, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
+            bad++;
+        for (int q = 0; q < p; q++)
+            for (int i = 0; i < block; i++)
+                if (r[(size_t)q * (size_t)block + (size_t)i] != (unsigned char)(i * 5 + q + tag + k)) {
+                    bad++;
+                    q = p;
+                    break;
+                }
+    }
+    return bad;
+}
+
+/* Valid allgathers of `big` bytes per rank around one whose ranks but 0 pass half of it, with
+ * vred's `alg` forced: this rank's wrong calls, and 1 if vred served the erroneous one. */
+static int mismatched_allgather(const bi_api *vred, const char *alg, int big, int rank, int tag)
+{
+    int p, bad = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    unsigned char *sb = malloc((size_t)big), *r = malloc((size_t)big * (size_t)p);
+    if (!sb || !r || (vred_mpi_force && vred_mpi_force("allgather", alg))) {
+        printf("FAIL: no memory or vred_mpi_force(allgather, %s) refused\n", alg);
+        free(sb);
+        free(r);
+        return 1;
+    }
+    bad += valid_allgathers(vred, sb, r, big, rank, 3, tag);
+    int n = rank == 0 ? big : big / 2;
+    memset(sb, rank + 1, (size_t)big);
+    (void)vred->allgather(sb, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD); /* the MPI's answer */
+    const char *by = vred_mpi_last_alg ? vred_mpi_last_alg() : "mpi";
+    if (strcmp(by, "mpi")) {
+        printf("FAIL: rank %d: allgather of mismatched blocks (%d bytes on rank 0) served by "
+               "vred's %s\n", rank, big, by);
+        bad++;
+    }
+    bad += valid_allgathers(vred, sb, r, big, rank, 3, tag + 1);
+    free(sb);
+    free(r);
     return bad;
 }
 
@@ -63,6 +127,11 @@ int bi_counts(const bi_api *vred)
     if (rank != 0 && rc == MPI_SUCCESS) bad++;
     bad += valid_bcasts(vred, l, PIPE_BIG, rank, 3, 2);
     free(l);
+    /* Blocks of 2 KiB (one step at 2 ranks), 64 KiB (one round), 4 MiB (several rounds). */
+    static const char *const algs[] = {"pipe", "cma"};
+    static const int blocks[] = {2 << 10, 64 << 10, 4 << 20};
+    for (int g = 0; g < 2; g++)
+        for (int b = 0; b < 3; b++) bad += mismatched_allgather(vred, algs[g], blocks[b], rank, 10 * b);
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("counts: %d bad\n", all);
     MPI_Finalize();

@@ -58,6 +58,11 @@ enum { SMALL_STEP = (SMALL_MAX + 4095) / 4096 * 4096 };
  * NEXT_PAGES pages (128 MiB). */
 enum { BYTES_BITS = 15, NEXT_SHIFT = BYTES_BITS + 1, NEXT_PAGES = 1 << (31 - NEXT_SHIFT) };
 _Static_assert(SMALL_MAX < 1 << BYTES_BITS, "a small bcast's bytes fit their field");
+/* An allgather's key: its block (at most SMALL_MAX: vred_shm_small_fits) above its place
+ * (place_of: under NEXT_PAGES). */
+enum { BLOCK_SHIFT = 15 };
+_Static_assert(NEXT_PAGES <= 1 << BLOCK_SHIFT && (int64_t)SMALL_MAX << BLOCK_SHIFT < INT32_MAX,
+               "a small allgather's block and place fit its key");
 
 int vred_shm_small_fits(const vred_shm *s, int bcast, size_t block, int p)
 {
@@ -112,19 +117,20 @@ int vred_shm_small_allgather(vred_shm *s, const void *sbuf, void *rbuf, size_t b
 {
     int r = s->rank, p = s->size;
     /* block may differ between ranks here (erroneous calls), and the places after a bcast
-     * whose ranks named different roots: the place rides in the key, so that such a call is
-     * not served */
+     * whose ranks named different roots: the block and the place ride in the key, so that such
+     * a call is not served */
     int32_t place;
     char *bank = small_round(s, block * (size_t)p, &place);
     int parity = (int)(s->round & 1);
     if (ok && block) vred_copy(bank + (size_t)r * block, sbuf, block, 0);
-    put_args(s, 0, parity, ok, 0, place);
+    put_args(s, 0, parity, ok, 0, (int32_t)(block << BLOCK_SHIFT) | place);
     vred_shm_post(s);
     vred_shm_wait_all(s, s->seq);
     gather_args(s, 0, parity, out);
     if (out[3] != -out[4]) {
-        /* The ranks stored at different places: not served, and every rank starts this bank's
-         * next rotating round at its start again, so that all agree on places from now on. */
+        /* The ranks stored different blocks or at different places: not served, and every rank
+         * starts this bank's next rotating round at its start again, so that all agree on
+         * places from now on. */
         out[0] = 0;
         s->bank_next[parity] = 0;
     }
