@@ -104,11 +104,12 @@ done
 # forced "pipe": the one-step path would store the two sizes at different places in the bank
 # (shm/small.c), so the receivers must read at the root's and keep their places in step with
 # it: every valid call after it right on every rank, and the erroneous one MPI_ERR_TRUNCATE on
-# the receivers. Then root 64 KiB, the others 32 KiB in the pipeline: passed to the MPI (an
-# error on the receivers, no hang) and the valid calls after it right. Then MPI_Allgather with
-# rank 0's blocks twice the others' (2 KiB, 64 KiB, 4 MiB; forced pipe, then cma) between valid
-# ones: the MPI's on every rank, and every valid call after it right.
-out=$(timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" --counts vred 2>>"$log" </dev/null)
+# the receivers. Then root 64 KiB, the others 32 KiB in the pipeline: passed to the MPI (no
+# hang) and the valid calls after it right. Then MPI_Allgather with rank 0's blocks twice the
+# others' (2, 24 and 128 KiB: with 32 KiB slices the one-step path, one round and four; forced
+# pipe, then cma) between valid ones: the MPI's on every rank, every valid call after it right.
+out=$(VRED_SHM_SLICE=32768 timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" --counts vred \
+    2>>"$log" </dev/null)
 rc=$?
 n=$((n + 1))
 if [ $rc = 0 ] && grep -q "^counts: 0 bad" <<<"$out"; then
