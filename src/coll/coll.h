@@ -98,7 +98,9 @@ typedef struct {
                                 mpi/coll_front.h); else NULL */
 } vred_coll_args;
 
-/* Every algorithm: MPI_SUCCESS or an MPI error class. */
+/* Every algorithm: MPI_SUCCESS or an MPI error class; or, from a shared-memory algorithm on
+ * one node, an error class negated: the node's ranks passed arguments that differ (erroneous),
+ * and every rank returns it (shm.h). */
 typedef int (*vred_coll_fn)(const vred_coll_args *a);
 
 /* The families of the registry's rows (coll/algs.def). */

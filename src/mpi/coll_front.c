@@ -14,6 +14,8 @@ static VRED_TLS vred_alg last_alg = VRED_ALG_MPI;
 
 void vred_front_passed(void) { last_alg = VRED_ALG_MPI; }
 
+void vred_front_pass_end(void) { vred_shm_mpi_end(); }
+
 int vred_front_alg(void) { return (int)last_alg; }
 
 /* Calls the selection passed to the MPI, remembered per thread and collective, so that the
@@ -184,6 +186,9 @@ static vred_why select_why(vred_coll coll, const vred_comm *vc, size_t bytes)
 
 static int pass_select(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
+    /* marked until the MPI returns (vred_front_pass_end): a peer that took a vred algorithm
+     * (different bytes on different ranks) can tell the deadlock (shm/sync.c) */
+    vred_shm_mpi_begin(vc->node ? vc->node->shm : NULL, coll, bytes);
     if (vred_stats_on) vred_stats_set_why(select_why(coll, vc, bytes));
     else remember_pass(coll); /* counting, every call keeps its exact reason */
     return 0;
@@ -195,7 +200,11 @@ static vred_coll_fn select_learned(vred_coll coll, const vred_comm *vc, size_t b
                                    vred_alg *alg)
 {
     int k = vred_select_to_learn(coll, vc, bytes);
-    if (k >= 0) vred_learn((vred_comm *)vc, coll, k); /* the front owns the state */
+    if (k >= 0) { /* the front owns the state; marked as pass_select marks */
+        vred_shm_mpi_begin(vc->node ? vc->node->shm : NULL, coll, bytes);
+        vred_learn((vred_comm *)vc, coll, k);
+        vred_shm_mpi_end();
+    }
     return vred_select(coll, vc, bytes, alg);
 }
 
@@ -288,6 +297,7 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
     fn = unskew(coll, a, fn, &alg);
     last_alg = alg;
     if (!fn) return pass_select(coll, a->vc, bytes);
+    vred_shm_note_call(coll, alg, bytes); /* named if its waits deadlock (shm/sync.c) */
     *rc = MPI_SUCCESS;
     if (a->count == 0) return 1;
     if (a->size == 1) single(coll, a);
@@ -296,7 +306,12 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
         *rc = fn(a);
         vred_copy_set_call_mode(-1);
     } else *rc = fn(a);
-    if (*rc != MPI_SUCCESS && a->size > 1) failed(coll, alg, *rc);
+    if (*rc < 0 && a->vc->node && a->vc->node->nodes == 1)
+        *rc = -*rc; /* the ranks' arguments differ (coll.h), every rank knows it: reported below */
+    else if (*rc < 0)
+        failed(coll, alg, -*rc); /* across nodes the other nodes cannot know: end the job */
+    else if (*rc != MPI_SUCCESS && a->size > 1)
+        failed(coll, alg, *rc);
     trim(a->vc);
     if (*rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(user_comm, *rc);
     return 1;
@@ -437,6 +452,7 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
         return pass_select(coll, a->vc, a->count * a->esize);
     }
     int all[5], ret;
+    vred_shm_note_call(coll, alg, a->count * a->esize);
     vred_shm *small = small_region(coll, a, alg);
     if (small && coll == VRED_COLL_BCAST)
         return small_bcast(small, a, local_ok, alg, rc, user_comm);

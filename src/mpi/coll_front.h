@@ -28,13 +28,16 @@
         } else {                                                                                \
             vred_front_passed();                                                                \
             rc = PASS;                                                                          \
+            vred_front_pass_end();                                                              \
             vred_stats_passed(COLL, rc == MPI_SUCCESS ? (BYTES) : 0, t0_);                      \
         }                                                                                       \
         return rc;                                                                              \
     }                                                                                           \
     if (SERVE) return rc;                                                                       \
     vred_front_passed();                                                                        \
-    return PASS;
+    rc = PASS;                                                                                  \
+    vred_front_pass_end();                                                                      \
+    return rc;
 
 /* Fill a for (comm, datatype, op) if vred may serve it: 1, else 0 (pass through, the reason
  * noted). Every 0 a front returns notes its reason the same way (vred_pass, stats.h). */
@@ -101,8 +104,10 @@ void vred_front_invalidate(void);
  * and fn. Every rank ok, the same root. MPI_SUCCESS or an error. */
 int vred_front_move(vred_coll coll, vred_coll_args *a, vred_alg alg, vred_coll_fn fn);
 
-/* For the fronts: note that the MPI library serves this call. */
+/* For the fronts: note that the MPI library serves this call; and that it has returned (the
+ * selection's pass is marked until then: shm/sync.h, vred_shm_mpi_begin). */
 void vred_front_passed(void);
+void vred_front_pass_end(void);
 
 /* The algorithm (vred_alg) of this thread's last reduction collective. */
 int vred_front_alg(void);

@@ -15,7 +15,8 @@
  * a counting handler (invoked exactly as often as by the MPI).
  * Cases an MPI crashes on run apart, one job at a time (--isolated, driven by bad_input.sh);
  * --roots: mismatched roots (bad_input_roots.c); --counts vred: bcasts and allgathers with
- * mismatched counts between valid ones (bad_input_counts.c); --valid: each valid call once
+ * mismatched counts between valid ones (bad_input_counts.c); --deadlock: ranks that would wait
+ * for each other for ever (the same file); --valid: each valid call once
  * (config_knobs.sh, disable_untouched.sh).
  */
 #define _GNU_SOURCE
@@ -215,6 +216,7 @@ int main(int argc, char **argv)
         force_vred();
         return bi_counts(&vred);
     }
+    if (argc == 3 && !strcmp(argv[1], "--deadlock")) return bi_deadlock(argv[2], &vred);
     bi_cases_init();
 
     /* The errors of MPI_COMM_NULL go to MPI_COMM_WORLD's handler (MPI-4.1: MPI_COMM_SELF's). */

@@ -80,8 +80,12 @@ void bi_cases_free(void);
 /* --roots: mismatched roots (bad_input_roots.c). */
 int bi_roots(int argc, char **argv, const bi_api *vred, const bi_api *mpi);
 
-/* --counts vred: mismatched counts in bcasts and allgathers between valid ones
+/* --counts vred: mismatched counts in bcasts, allgathers and allreduces between valid ones
  * (bad_input_counts.c). */
 int bi_counts(const bi_api *vred);
+
+/* --deadlock steps|mpi: ranks that end up waiting for each other for ever (bad_input_counts.c);
+ * the job must end with vred's message. */
+int bi_deadlock(const char *how, const bi_api *vred);
 
 #endif

@@ -5,7 +5,8 @@
 # rank, or both ending the job (killed, aborted: the exit status is not compared, it depends on
 # which rank the launcher saw first), or both out of time.
 #
-# Then mismatched roots (--roots), which vred must report, and mismatched counts (--counts).
+# Then mismatched roots (--roots), which vred must report, mismatched counts (--counts), and
+# deadlocks vred must end (--deadlock).
 #
 # usage: bad_input.sh MPIEXEC... -- EXE      (runs EXE on 2 ranks)
 set -u
@@ -108,8 +109,11 @@ done
 # hang) and the valid calls after it right. Then MPI_Allgather with rank 0's blocks twice the
 # others' (2, 24 and 128 KiB: with 32 KiB slices the one-step path, one round and four; forced
 # pipe, then cma) between valid ones: the MPI's on every rank, every valid call after it right.
-out=$(VRED_SHM_SLICE=32768 timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" --counts vred \
-    2>>"$log" </dev/null)
+# Then MPI_Allreduce forced to MA with rank 0's count twice the others': MPI_ERR_COUNT on every
+# rank, every valid call after it right. No learning: a size class measured on one rank alone
+# would leave the others waiting (the deadlocks below).
+out=$(VRED_SHM_SLICE=32768 VRED_LEARN=off timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" \
+    --counts vred 2>>"$log" </dev/null)
 rc=$?
 n=$((n + 1))
 if [ $rc = 0 ] && grep -q "^counts: 0 bad" <<<"$out"; then
@@ -119,6 +123,24 @@ else
     echo "$out"
     fail=$((fail + 1))
 fi
+# Ranks that wait for each other for ever (--deadlock): each rank of a reduce naming itself the
+# root (both wait in vred's region), and an allreduce that one rank passes to the MPI while the
+# other waits in vred's MA. The job must end in time with vred's message naming both ranks,
+# not hang (docs/reliability.md, "Deadlocks").
+for how in steps mpi; do
+    errs_dl=$(timeout -k 5 40 "${mpiexec[@]}" -np $np "$exe" --deadlock $how 2>&1 >/dev/null </dev/null)
+    rc=$?
+    n=$((n + 1))
+    named=$(grep -c "^vred:   node rank [01] " <<<"$errs_dl")
+    if [ $rc != 0 ] && [ $rc != 124 ] && [ $rc != 137 ] && grep -q "none can go on" <<<"$errs_dl" &&
+        [ "$named" = 2 ]; then
+        echo "ok   deadlock ($how): the job ended with vred's message"
+    else
+        echo "FAIL deadlock ($how): exit status $rc, $named ranks named:"
+        echo "$errs_dl" | tail -n 20
+        fail=$((fail + 1))
+    fi
+done
 [ $fail = 0 ] || { echo "What the jobs printed on stderr:"; cat "$log"; }
 echo "bad_input.sh: $n cases, $fail failed"
 [ $fail = 0 ] && [ $n -gt 0 ]

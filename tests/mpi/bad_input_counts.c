@@ -25,8 +25,9 @@
  * sizes every MPI answers without aborting (MPICH 5.0 aborts the job on a 4 MiB mismatch, with
  * MPI_ERRORS_RETURN set). Both ranks must take the same path for the agreement to meet:
  * mismatched blocks on either side of the one-step path's limit are not caught
- * (docs/reliability.md). Prints "counts: N bad" on rank 0; exit status 1 if any call went
- * wrong.
+ * (docs/reliability.md). Then allreduces forced to MA whose ranks but 0 pass half the count:
+ * MPI_ERR_COUNT on every rank (mismatched_allreduce). Prints "counts: N bad" on rank 0; exit
+ * status 1 if any call went wrong.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,62 @@ static int mismatched_allgather(const bi_api *vred, const char *alg, int big, in
     return bad;
 }
 
+/* `calls` valid allreduces of n floats (rank q's element i: (q + 1) * 0.1 * (i % 97) + tag
+ * + k / 8, sums that round): this rank's failed calls and wrong results (2 ranks: one addition
+ * per element, the same bits in either order). */
+static int valid_allreduces(const bi_api *vred, float *s, float *r, int n, int rank, int calls,
+                            int tag)
+{
+    int bad = 0, p;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    for (int k = 0; k < calls; k++) {
+        for (int i = 0; i < n; i++) s[i] = (float)(rank + 1) * 0.1f * (float)(i % 97) + (float)tag + (float)k / 8;
+        if (vred->allreduce(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) bad++;
+        for (int i = 0; i < n; i++) {
+            float want = 0;
+            for (int q = 0; q < p; q++)
+                want += (float)(q + 1) * 0.1f * (float)(i % 97) + (float)tag + (float)k / 8;
+            if (r[i] != want) {
+                bad++;
+                break;
+            }
+        }
+    }
+    return bad;
+}
+
+/* Valid allreduces of `big` floats around one whose ranks but 0 pass half of it, forced to
+ * vred's MA: its first round compares the ranks' counts (shm/ma.c), so the erroneous call must
+ * give MPI_ERR_COUNT on every rank, and every valid call after it must be right. Before, the
+ * ranks cut the message into different numbers of rounds, and every later call went wrong.
+ * This rank's wrong calls. */
+static int mismatched_allreduce(const bi_api *vred, int big, int rank)
+{
+    float *s = malloc((size_t)big * sizeof *s), *r = malloc((size_t)big * sizeof *r);
+    if (!s || !r || (vred_mpi_force && vred_mpi_force("allreduce", "ma"))) {
+        printf("FAIL: no memory or vred_mpi_force(allreduce, ma) refused\n");
+        free(s);
+        free(r);
+        return 1;
+    }
+    int before = valid_allreduces(vred, s, r, big, rank, 3, 0);
+    int rc = vred->allreduce(s, r, rank == 0 ? big : big / 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    int cls = rc, bad = 0;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_COUNT) {
+        printf("FAIL: rank %d: allreduce of mismatched counts (%d floats on rank 0): error class "
+               "%d, expected MPI_ERR_COUNT (%d)\n", rank, big, cls, MPI_ERR_COUNT);
+        bad++;
+    }
+    int after = valid_allreduces(vred, s, r, big, rank, 3, 1);
+    if (before || after)
+        printf("FAIL: rank %d: valid allreduces of %d floats (ma) around a mismatched one: %d "
+               "wrong before it, %d after\n", rank, big, before, after);
+    free(s);
+    free(r);
+    return bad + before + after;
+}
+
 int bi_counts(const bi_api *vred)
 {
     int rank, bad = 0, all = 0;
@@ -147,8 +204,46 @@ int bi_counts(const bi_api *vred)
     static const int blocks[] = {2 << 10, 24 << 10, 128 << 10};
     for (int g = 0; g < 2; g++)
         for (int b = 0; b < 3; b++) bad += mismatched_allgather(vred, algs[g], blocks[b], rank, 10 * b);
+    /* One round and several (VRED_SHM_SLICE=32768) on the rank with fewer. */
+    bad += mismatched_allreduce(vred, 2048, rank);
+    bad += mismatched_allreduce(vred, 65536, rank);
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("counts: %d bad\n", all);
     MPI_Finalize();
     return all ? 1 : 0;
+}
+
+/*
+ * --deadlock: two ranks that would wait for each other for ever, which vred must end with its
+ * message (shm/sync.c) rather than hang. "steps": a reduce forced to vred's MA whose ranks each
+ * name themselves the root (vred checks a reduce's roots only over socket groups: shm/ma.c), so
+ * that each waits in the region for the other's part (the 2 s limit). "mpi": an allreduce that
+ * rank 0 runs by vred's MA and rank 1, whose vred is told to pass allreduces on, through the MPI
+ * (the 10 s limit); the same as a rank measuring a size class the others do not (counts in
+ * different classes, docs/reliability.md). Returns only if the job was not ended.
+ */
+int bi_deadlock(const char *how, const bi_api *vred)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    enum { FLOATS = 1 << 16 };
+    float *f = calloc(FLOATS, 2 * sizeof *f);
+    if (!f || !vred_mpi_force) {
+        printf("FAIL: no memory, or vred's extension API missing\n");
+        return 1;
+    }
+    int steps = !strcmp(how, "steps");
+    if (vred_mpi_force(steps ? "reduce" : "allreduce", "ma")) return 1;
+    if (steps) {
+        vred->reduce(f, f + FLOATS, FLOATS, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+        vred->reduce(f, f + FLOATS, FLOATS, MPI_FLOAT, MPI_SUM, rank, MPI_COMM_WORLD);
+    } else {
+        vred->allreduce(f, f + FLOATS, FLOATS, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        if (rank == 1 && vred_mpi_force("allreduce", "mpi")) return 1;
+        vred->allreduce(f, f + FLOATS, FLOATS, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    printf("FAIL: rank %d: the deadlocked call returned\n", rank);
+    free(f);
+    MPI_Finalize();
+    return 1;
 }

@@ -18,7 +18,7 @@
 #include <mpi.h>
 #include "coll/shm/stores.h"
 
-/* One rank's control line; written only by its owner, read by everyone. Two cache lines, so
+/* One rank's control line; written only by its owner, read by everyone. Pairs of cache lines, so
  * that the adjacent-line prefetcher does not make neighbours share; the first holds what every
  * step's waiters read (seq, round_done, the small calls' arguments). */
 typedef struct {
@@ -44,8 +44,23 @@ typedef struct {
     pid_t pid;                  /* the owner, for telling a dead peer from a slow one */
     int32_t cma_ready;          /* the owner can take part in the current CMA reduction
                                    (cma_reduce.c); published with cma_addr and cma_out */
+    /* A long wait (sync.c): published once the owner has waited CHECK_S, never on a wait's
+     * fast path, and read only by peers that wait long too (the deadlock check). In lines of
+     * their own: writing them does not disturb peers polling seq. */
+    _Alignas(128) uint64_t wait_serial; /* nonzero (the owner's count of long waits) while it
+                                           waits long; 0 otherwise */
+    uint64_t wait_value;        /* the value it waits for, in node rank wait_peer's counter */
+    int32_t wait_peer;
+    int32_t wait_round;         /* 1: the counter is round_done, 0: seq */
+    uint64_t mpi_serial;        /* nonzero (the owner's count of such calls) while the MPI
+                                   serves its current call on the region's communicator: passed
+                                   on, or the calibration of a size class (vred_shm_mpi_begin) */
+    int32_t call_coll;          /* the collective it is in (vred_coll; -1 unknown), */
+    int32_t call_alg;           /* the algorithm serving it (vred_alg), */
+    uint64_t call_bytes;        /* and its bytes (vred_shm_note_call) */
 } vred_shm_ctl;
-_Static_assert(sizeof(vred_shm_ctl) == 128, "one control line is two cache lines");
+_Static_assert(sizeof(vred_shm_ctl) == 256, "a control line is two cache lines for the steps "
+                                            "and two for a long wait's record");
 
 typedef struct {
     void *base;          /* the mapping */

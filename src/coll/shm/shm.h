@@ -25,7 +25,11 @@ typedef struct {
  * I = max(min(s/p, I_max), cache line). */
 size_t vred_shm_slice(const vred_shm *s, size_t count, size_t esize, int p);
 
-/* Movement-avoiding (ma_*.c; socket-aware when n->sockets > 1) and DPML-like (dpml.c). */
+/* Movement-avoiding (ma_*.c; socket-aware when n->sockets > 1) and DPML-like (dpml.c).
+ * MPI_SUCCESS, or (the MA engine of ma.c: allreduce, reduce_scatter, and reduce over socket
+ * groups) an MPI error class negated where the ranks found that they passed different counts,
+ * datatypes or roots: every rank of the node returns it, with the region's state equal on all
+ * (ma.c, put_args). */
 int vred_shm_reduce_scatter_ma(const vred_shm_args *a);
 int vred_shm_allreduce_ma(const vred_shm_args *a);
 int vred_shm_reduce_ma(const vred_shm_args *a);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <mpi.h>
 #include "coll/shm/sync.h"
+#include "config.h"
 #include "coll/fail.h"
 #include "next/next.h"
 
@@ -86,13 +87,183 @@ static void check_alive(const vred_shm *s, int peer)
     }
 }
 
-static void wait_counter(const vred_shm *s, int peer, const uint64_t *counter, uint64_t value)
+/* The collective this thread is in, for a long wait's record (vred_shm_note_call). */
+static VRED_TLS int call_coll = -1, call_alg = -1;
+static VRED_TLS uint64_t call_bytes;
+
+void vred_shm_note_call(int coll, int alg, uint64_t bytes)
 {
-    if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) return;
+    call_coll = coll, call_alg = alg, call_bytes = bytes;
+}
+
+/* This thread's mark that the MPI serves its call (vred_shm_mpi_begin), NULL if none. */
+static VRED_TLS vred_shm_ctl *mpi_mark;
+
+void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes)
+{
+    if (!s) return;
+    static VRED_TLS uint64_t calls;
+    vred_shm_ctl *me = &s->ctl[s->rank];
+    __atomic_store_n(&me->call_coll, coll, __ATOMIC_RELAXED);
+    __atomic_store_n(&me->call_alg, -1, __ATOMIC_RELAXED);
+    __atomic_store_n(&me->call_bytes, bytes, __ATOMIC_RELAXED);
+    __atomic_store_n(&me->mpi_serial, ++calls, __ATOMIC_RELEASE);
+    mpi_mark = me;
+}
+
+void vred_shm_mpi_end(void)
+{
+    if (!mpi_mark) return;
+    __atomic_store_n(&mpi_mark->mpi_serial, 0, __ATOMIC_RELEASE);
+    mpi_mark = NULL;
+}
+
+/*
+ * Deadlock: every rank of the node is stuck, and nothing moves for DEADLOCK_S. Stuck: waiting
+ * long for a counter its peer has not reached (no rank can post while it waits, so if all wait
+ * so, no wait can ever end), or inside the MPI on the region's communicator in a call the front
+ * passed on or a calibration (vred_shm_mpi_begin), while the others wait in the region for it:
+ * its MPI collective needs them, and they are in another call (for DEADLOCK_MPI_S, longer: a
+ * rank may legitimately still be finishing an MPI call its peers have left, if it gets no
+ * core). Either way the ranks run different calls or steps: an erroneous program (counts,
+ * roots or collectives that differ between ranks make them take different algorithms, or one
+ * rank measure a size class the others do not: docs/reliability.md). A rank whose wait is over
+ * but that has not run since (descheduled, stopped in a debugger) is not stuck: its counter is
+ * reached. Such a job would hang for ever; it ends with a message naming what each rank is in
+ * instead. Only ranks that wait long look (the record is written after CHECK_S of waiting),
+ * so the check costs nothing on a wait that ends in time.
+ */
+static const double DEADLOCK_S = 2.0, DEADLOCK_MPI_S = 10.0;
+
+typedef struct {
+    uint64_t serials; /* a hash of every rank's wait_serial and mpi_serial, as last seen */
+    double since;     /* when every rank was first seen stuck with those; 0: not all stuck */
+    int in_mpi;       /* some rank was stuck inside the MPI */
+} deadlock_watch;
+
+static const uint64_t *counter_of(const vred_shm *s, int peer, int round)
+{
+    return round ? &s->ctl[peer].round_done : &s->ctl[peer].seq;
+}
+
+/* This rank's long wait into its record (what it waits for and what it is in), or out (0). */
+static void publish_wait(const vred_shm *s, int peer, int round, uint64_t value, int on)
+{
+    vred_shm_ctl *me = &s->ctl[s->rank];
+    if (!on) {
+        __atomic_store_n(&me->wait_serial, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    __atomic_store_n(&me->wait_value, value, __ATOMIC_RELAXED);
+    __atomic_store_n(&me->wait_peer, peer, __ATOMIC_RELAXED);
+    __atomic_store_n(&me->wait_round, round, __ATOMIC_RELAXED);
+    __atomic_store_n(&me->call_coll, call_coll, __ATOMIC_RELAXED);
+    __atomic_store_n(&me->call_alg, call_alg, __ATOMIC_RELAXED);
+    __atomic_store_n(&me->call_bytes, call_bytes, __ATOMIC_RELAXED);
+    static VRED_TLS uint64_t waits;
+    __atomic_store_n(&me->wait_serial, ++waits, __ATOMIC_RELEASE);
+}
+
+/* 1 if rank i waits long for a counter not reached (*serial: that wait's), 2 if it is inside
+ * the MPI (*serial: that call's), else 0. */
+static int stuck(const vred_shm *s, int i, uint64_t *serial)
+{
+    const vred_shm_ctl *c = &s->ctl[i];
+    *serial = __atomic_load_n(&c->wait_serial, __ATOMIC_ACQUIRE);
+    if (*serial) {
+        int peer = __atomic_load_n(&c->wait_peer, __ATOMIC_RELAXED);
+        int round = __atomic_load_n(&c->wait_round, __ATOMIC_RELAXED);
+        uint64_t value = __atomic_load_n(&c->wait_value, __ATOMIC_RELAXED);
+        return peer >= 0 && peer < s->size &&
+               __atomic_load_n(counter_of(s, peer, round), __ATOMIC_ACQUIRE) < value;
+    }
+    *serial = __atomic_load_n(&c->mpi_serial, __ATOMIC_ACQUIRE);
+    return *serial ? 2 : 0;
+}
+
+/* 1 if every rank is stuck, and in the same waits and calls as at the last look (w->serials);
+ * w updated. */
+static int all_stuck(const vred_shm *s, deadlock_watch *w)
+{
+    uint64_t h = 0, serial;
+    int in_mpi = 0;
+    for (int i = 0; i < s->size; i++) {
+        int how = stuck(s, i, &serial);
+        if (!how) return 0;
+        in_mpi |= how == 2;
+        h = (h ^ serial ^ (uint64_t)how << 62) * 0x100000001b3ull; /* a new wait or call changes it */
+    }
+    int same = h == w->serials;
+    w->serials = h;
+    w->in_mpi = in_mpi;
+    return same;
+}
+
+static void report_deadlock(const vred_shm *s)
+{
+    fprintf(stderr, "vred: the ranks of a node wait for each other in shared-memory collectives "
+                    "and none can go on: they are in different collectives, or passed counts, "
+                    "roots or operations that differ between ranks (an erroneous program; "
+                    "without vred the MPI may report it, or hang too). Aborting. The ranks:\n");
+    for (int i = 0; i < s->size; i++) {
+        const vred_shm_ctl *c = &s->ctl[i];
+        uint64_t serial;
+        int coll = __atomic_load_n(&c->call_coll, __ATOMIC_RELAXED);
+        if (stuck(s, i, &serial) == 2) {
+            fprintf(stderr, "vred:   node rank %d (pid %d): in %s of %llu bytes, inside the MPI "
+                            "(passed on, or measuring this size for vred's selection)\n",
+                    i, (int)__atomic_load_n(&c->pid, __ATOMIC_RELAXED),
+                    coll >= 0 ? vred_coll_name((vred_coll)coll) : "?",
+                    (unsigned long long)__atomic_load_n(&c->call_bytes, __ATOMIC_RELAXED));
+            continue;
+        }
+        int peer = __atomic_load_n(&c->wait_peer, __ATOMIC_RELAXED);
+        int round = __atomic_load_n(&c->wait_round, __ATOMIC_RELAXED);
+        int alg = __atomic_load_n(&c->call_alg, __ATOMIC_RELAXED);
+        fprintf(stderr, "vred:   node rank %d (pid %d): in %s of %llu bytes (vred's %s), "
+                        "waits for node rank %d's %s %llu (it is at %llu)\n",
+                i, (int)__atomic_load_n(&c->pid, __ATOMIC_RELAXED),
+                coll >= 0 ? vred_coll_name((vred_coll)coll) : "?",
+                (unsigned long long)__atomic_load_n(&c->call_bytes, __ATOMIC_RELAXED),
+                alg >= 0 ? vred_alg_name((vred_alg)alg) : "?", peer,
+                round ? "round" : "step",
+                (unsigned long long)__atomic_load_n(&c->wait_value, __ATOMIC_RELAXED),
+                (unsigned long long)__atomic_load_n(counter_of(s, peer, round),
+                                                    __ATOMIC_RELAXED));
+    }
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* A look, every CHECK_S of a long wait: a dead peer ends the job (check_alive); so does a
+ * deadlock that has lasted DEADLOCK_S (DEADLOCK_MPI_S), reported by the lowest waiting rank,
+ * or by any rank after twice that (that rank may not get the core). */
+static void look(const vred_shm *s, int peer, deadlock_watch *w, double t)
+{
+    if (s->check_peers) check_alive(s, peer);
+    if (!all_stuck(s, w)) {
+        w->since = 0;
+        return;
+    }
+    int first = 0;
+    while (first < s->size && !__atomic_load_n(&s->ctl[first].wait_serial, __ATOMIC_RELAXED))
+        first++;
+    double limit = (w->in_mpi ? DEADLOCK_MPI_S : DEADLOCK_S) * (s->rank == first ? 1 : 2);
+    if (w->since == 0) w->since = t;
+    else if (t - w->since >= limit) report_deadlock(s);
+}
+
+/* The wait once the counter was seen short: out of line, so that the callers keep the first
+ * look inline (the steps of small calls mostly find the peer there already). */
+static __attribute__((noinline)) void wait_polling(const vred_shm *s, int peer, int round,
+                                                   uint64_t value)
+{
+    const uint64_t *counter = counter_of(s, peer, round);
     double next_check = 0;
+    int published = 0;
+    deadlock_watch w = {0, 0, 0};
     unsigned long spin = s->yield ? SPIN : SPIN_ALONE;
     for (unsigned long polls = 1;; polls++) {
-        if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) return;
+        if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) >= value) break;
         if (polls < spin) {
             cpu_relax();
             if (polls % PROGRESS_SPIN) continue;
@@ -101,14 +272,21 @@ static void wait_counter(const vred_shm *s, int peer, const uint64_t *counter, u
             if (polls % PROGRESS_YIELD) continue;
         }
         progress(s);
-        if (!s->check_peers) continue;
         double t = now();
         if (next_check == 0) next_check = t + CHECK_S;
         else if (t >= next_check) {
-            check_alive(s, peer);
+            if (!published) publish_wait(s, peer, round, value, published = 1);
+            look(s, peer, &w, t);
             next_check = t + CHECK_S;
         }
     }
+    if (published) publish_wait(s, peer, round, value, 0);
+}
+
+static inline void wait_counter(const vred_shm *s, int peer, int round, uint64_t value)
+{
+    if (__atomic_load_n(counter_of(s, peer, round), __ATOMIC_ACQUIRE) < value)
+        wait_polling(s, peer, round, value);
 }
 
 int vred_shm_oversubscribed(MPI_Comm node, int size)
@@ -135,7 +313,7 @@ int vred_shm_oversubscribed(MPI_Comm node, int size)
 
 void vred_shm_wait(const vred_shm *s, int peer, uint64_t value)
 {
-    wait_counter(s, peer, &s->ctl[peer].seq, value);
+    wait_counter(s, peer, 0, value);
 }
 
 void vred_shm_wait_all(const vred_shm *s, uint64_t value)
@@ -158,7 +336,7 @@ char *vred_shm_round_begin(vred_shm *s, size_t bytes)
     s->round++;
     if (s->round > 2)
         for (int i = 0; i < s->size; i++)
-            if (i != s->rank) wait_counter(s, i, &s->ctl[i].round_done, s->round - 2);
+            if (i != s->rank) wait_counter(s, i, 1, s->round - 2);
     /* Every round of this bank before this one is read by all (the wait above): a round may
      * overlap any of them. */
     if (bytes < ROTATE_MIN) return s->bank[s->round & 1];

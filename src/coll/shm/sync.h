@@ -33,8 +33,22 @@ static inline void vred_shm_post(vred_shm *s)
  * than cores: oversubscribed), else 0. Collective over node (one allreduce of the masks). */
 int vred_shm_oversubscribed(MPI_Comm node, int size);
 
-/* Wait until `peer` has published its step number `value` (absolute). */
+/* Wait until `peer` has published its step number `value` (absolute). A wait that lasts goes on
+ * driving the MPI's progress, ends the job if the peer has died, and ends it with a message if
+ * every rank of the node waits so with none able to go on (sync.c: a deadlock, from ranks that
+ * passed different arguments). */
 void vred_shm_wait(const vred_shm *s, int peer, uint64_t value);
+
+/* The collective this thread runs now (a vred_coll, the vred_alg serving it, its bytes), named
+ * by a deadlock's message. The front sets it before each call it serves. */
+void vred_shm_note_call(int coll, int alg, uint64_t bytes);
+
+/* The MPI serves this thread's current call (a vred_coll of `bytes`) on the communicator of s
+ * (passed on by the selection, or calibrating a size class): marked in this rank's control line
+ * until vred_shm_mpi_end, so that peers left waiting in the region for a step of this rank can
+ * tell a deadlock (sync.c). s may be NULL (no region: nothing marked). */
+void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes);
+void vred_shm_mpi_end(void);
 
 /* Wait until every other rank has published step `value`. */
 void vred_shm_wait_all(const vred_shm *s, uint64_t value);
