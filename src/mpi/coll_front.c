@@ -184,11 +184,20 @@ static vred_why select_why(vred_coll coll, const vred_comm *vc, size_t bytes)
     return VRED_WHY_UNKNOWN;
 }
 
+/* The region in which a call of vc the MPI serves is marked (vred_shm_mpi_begin): a one-node
+ * communicator's. Across nodes a rank may legitimately stay inside the MPI for as long as a rank
+ * of another node keeps it waiting, while its node's peers have left that call and wait for it
+ * in the next one: no deadlock, and not marked. */
+static vred_shm *mpi_mark_region(const vred_comm *vc)
+{
+    return vc->nodes == 1 && vc->node ? vc->node->shm : NULL;
+}
+
 static int pass_select(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
     /* marked until the MPI returns (vred_front_pass_end): a peer that took a vred algorithm
      * (different bytes on different ranks) can tell the deadlock (shm/sync.c) */
-    vred_shm_mpi_begin(vc->node ? vc->node->shm : NULL, coll, bytes);
+    vred_shm_mpi_begin(mpi_mark_region(vc), coll, bytes);
     if (vred_stats_on) vred_stats_set_why(select_why(coll, vc, bytes));
     else remember_pass(coll); /* counting, every call keeps its exact reason */
     return 0;
@@ -201,7 +210,7 @@ static vred_coll_fn select_learned(vred_coll coll, const vred_comm *vc, size_t b
 {
     int k = vred_select_to_learn(coll, vc, bytes);
     if (k >= 0) { /* the front owns the state; marked as pass_select marks */
-        vred_shm_mpi_begin(vc->node ? vc->node->shm : NULL, coll, bytes);
+        vred_shm_mpi_begin(mpi_mark_region(vc), coll, bytes);
         vred_learn((vred_comm *)vc, coll, k);
         vred_shm_mpi_end();
     }

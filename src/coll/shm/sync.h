@@ -43,10 +43,10 @@ void vred_shm_wait(const vred_shm *s, int peer, uint64_t value);
  * by a deadlock's message. The front sets it before each call it serves. */
 void vred_shm_note_call(int coll, int alg, uint64_t bytes);
 
-/* The MPI serves this thread's current call (a vred_coll of `bytes`) on the communicator of s
- * (passed on by the selection, or calibrating a size class): marked in this rank's control line
- * until vred_shm_mpi_end, so that peers left waiting in the region for a step of this rank can
- * tell a deadlock (sync.c). s may be NULL (no region: nothing marked). */
+/* The MPI serves this thread's current call (a vred_coll of `bytes`) on the communicator of s,
+ * one node's (passed on by the selection, or calibrating a size class): marked in this rank's
+ * control line until vred_shm_mpi_end, so that peers left waiting in the region for a step of
+ * this rank can tell a deadlock (sync.c). s may be NULL (nothing marked). */
 void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes);
 void vred_shm_mpi_end(void);
 
