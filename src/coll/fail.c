@@ -27,10 +27,15 @@ void vred_fail(const char *what, int rc)
     fprintf(stderr, "vred: rank %d (pid %d): %s failed on this rank (%s) after its peers may have "
                     "started; aborting the job rather than leave them waiting\n",
             wrank, (int)getpid(), what, text);
+    vred_abort_job();
+}
+
+void vred_abort_job(void)
+{
     fflush(stderr);
-    /* MPICH's launcher tears the job down at once on an abort and could drop this line before
-     * forwarding it (seen once in 18 failures at 0 s); a moment to forward it costs nothing on
-     * a path that ends the job. */
+    /* MPICH's launcher tears the job down at once on an abort and could drop the message before
+     * forwarding it (seen once in 18 failures at 0 s, and once in a loaded CI run for a
+     * deadlock's); a moment to forward it costs nothing on a path that ends the job. */
     nanosleep(&(struct timespec){0, 200 * 1000 * 1000}, NULL);
     PMPI_Abort(MPI_COMM_WORLD, 1);
     abort(); /* PMPI_Abort does not return; if it did, end here all the same */

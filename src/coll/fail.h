@@ -23,4 +23,8 @@ int vred_fail_inject(vred_fail_point point);
 /* Prints one line (rank, what failed, the MPI error's text) and aborts the job: never returns. */
 _Noreturn void vred_fail(const char *what, int rc);
 
+/* Ends the job after a message on stderr (vred_fail's, a dead peer's, a deadlock's), giving the
+ * launcher a moment to forward it first. */
+_Noreturn void vred_abort_job(void);
+
 #endif

@@ -83,7 +83,7 @@ static void check_alive(const vred_shm *s, int peer)
     if (pid > 0 && has_exited(pid)) {
         fprintf(stderr, "vred: node rank %d (pid %d) has died during a shared-memory "
                         "collective; aborting\n", peer, (int)pid);
-        PMPI_Abort(MPI_COMM_WORLD, 1);
+        vred_abort_job();
     }
 }
 
@@ -231,7 +231,7 @@ static void report_deadlock(const vred_shm *s)
                 (unsigned long long)__atomic_load_n(counter_of(s, peer, round),
                                                     __ATOMIC_RELAXED));
     }
-    PMPI_Abort(MPI_COMM_WORLD, 1);
+    vred_abort_job();
 }
 
 /* A look, every CHECK_S of a long wait: a dead peer ends the job (check_alive); so does a
