@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "bad_input.h"
 #define VRED_MPI_WEAK
 #include "vred_mpi.h"
@@ -220,8 +221,31 @@ int bi_counts(const bi_api *vred)
  * that each waits in the region for the other's part (the 2 s limit). "mpi": an allreduce that
  * rank 0 runs by vred's MA and rank 1, whose vred is told to pass allreduces on, through the MPI
  * (the 10 s limit); the same as a rank measuring a size class the others do not (counts in
- * different classes, docs/reliability.md). Returns only if the job was not ended.
+ * different classes, docs/reliability.md). Returns only if the job was not ended. "slow": no
+ * deadlock but a rank that computes for longer than both limits, after a call passed to the MPI,
+ * before it joins an allreduce the other waits in: the job must not be ended, and the sum must
+ * be right (exit status 0).
  */
+static int slow_peer(const bi_api *vred, float *f, int n, int rank)
+{
+    for (int i = 0; i < n; i++) f[i] = (float)(rank + 1) * 0.1f * (float)(i % 97);
+    /* A call passed to the MPI first: its mark must be gone once the MPI has returned. */
+    if (vred_mpi_force("allreduce", "ma")) return 1;
+    vred->allreduce(f, f + n, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); /* the region made */
+    if (vred_mpi_force("allreduce", "mpi")) return 1;
+    vred->allreduce(f, f + n, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    if (vred_mpi_force("allreduce", "ma")) return 1;
+    if (rank == 1) sleep(12); /* computing: not inside the MPI, not waiting */
+    int rc = vred->allreduce(f, f + n, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD), bad = rc != 0;
+    for (int i = 0; i < n && !bad; i++)
+        bad = f[n + i] != 0.1f * (float)(i % 97) + 2 * 0.1f * (float)(i % 97);
+    printf("%s: rank %d: allreduce after a slow peer: rc %d, %s\n", bad ? "FAIL" : "ok", rank, rc,
+           bad ? "wrong" : "right");
+    free(f);
+    MPI_Finalize();
+    return bad;
+}
+
 int bi_deadlock(const char *how, const bi_api *vred)
 {
     int rank;
@@ -232,6 +256,7 @@ int bi_deadlock(const char *how, const bi_api *vred)
         printf("FAIL: no memory, or vred's extension API missing\n");
         return 1;
     }
+    if (!strcmp(how, "slow")) return slow_peer(vred, f, FLOATS, rank);
     int steps = !strcmp(how, "steps");
     if (vred_mpi_force(steps ? "reduce" : "allreduce", "ma")) return 1;
     if (steps) {
