@@ -109,17 +109,18 @@ done
 # hang) and the valid calls after it right. Then MPI_Allgather with rank 0's blocks twice the
 # others' (2, 24 and 128 KiB: with 32 KiB slices the one-step path, one round and four; forced
 # pipe, then cma) between valid ones: the MPI's on every rank, every valid call after it right.
-# Then MPI_Allreduce forced to MA with rank 0's count twice the others': MPI_ERR_COUNT on every
-# rank, every valid call after it right. No learning: a size class measured on one rank alone
-# would leave the others waiting (the deadlocks below).
+# Then MPI_Allreduce and MPI_Reduce forced to MA and to DPML with rank 0's count twice the
+# others' (and half, for reduce): MPI_ERR_COUNT on every rank (allreduce) or on the root
+# (reduce: the others cannot know), every valid call after it right. No learning: a size class
+# measured on one rank alone would leave the others waiting (the deadlocks below).
 out=$(VRED_SHM_SLICE=32768 VRED_LEARN=off timeout -k 5 $limit "${mpiexec[@]}" -np $np "$exe" \
     --counts vred 2>>"$log" </dev/null)
 rc=$?
 n=$((n + 1))
 if [ $rc = 0 ] && grep -q "^counts: 0 bad" <<<"$out"; then
-    echo "ok   MPI_Bcast and MPI_Allgather, mismatched counts: every valid call after it right"
+    echo "ok   MPI_Bcast, MPI_Allgather, MPI_Allreduce and MPI_Reduce, mismatched counts: every valid call after it right"
 else
-    echo "FAIL MPI_Bcast and MPI_Allgather, mismatched counts: exit status $rc:"
+    echo "FAIL MPI_Bcast, MPI_Allgather, MPI_Allreduce and MPI_Reduce, mismatched counts: exit status $rc:"
     echo "$out"
     fail=$((fail + 1))
 fi

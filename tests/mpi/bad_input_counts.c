@@ -25,9 +25,10 @@
  * sizes every MPI answers without aborting (MPICH 5.0 aborts the job on a 4 MiB mismatch, with
  * MPI_ERRORS_RETURN set). Both ranks must take the same path for the agreement to meet:
  * mismatched blocks on either side of the one-step path's limit are not caught
- * (docs/reliability.md). Then allreduces forced to MA whose ranks but 0 pass half the count:
- * MPI_ERR_COUNT on every rank (mismatched_allreduce). Prints "counts: N bad" on rank 0; exit
- * status 1 if any call went wrong.
+ * (docs/reliability.md). Then allreduces and reduces forced to MA and to the DPML-like path
+ * whose ranks pass different counts (mismatched_reduction): MPI_ERR_COUNT where a rank can
+ * know it, every valid call after it right. Prints "counts: N bad" on rank 0; exit status 1 if
+ * any call went wrong.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,17 +119,20 @@ static int mismatched_allgather(const bi_api *vred, const char *alg, int big, in
     return bad;
 }
 
-/* `calls` valid allreduces of n floats (rank q's element i: (q + 1) * 0.1 * (i % 97) + tag
- * + k / 8, sums that round): this rank's failed calls and wrong results (2 ranks: one addition
- * per element, the same bits in either order). */
-static int valid_allreduces(const bi_api *vred, float *s, float *r, int n, int rank, int calls,
-                            int tag)
+/* `calls` valid reductions (`reduce`: to rank 0, else allreduces) of n floats (rank q's
+ * element i: (q + 1) * 0.1 * (i % 97) + tag + k / 8, sums that round): this rank's failed calls
+ * and wrong results (2 ranks: one addition per element, the same bits in either order). */
+static int valid_reductions(const bi_api *vred, int reduce, float *s, float *r, int n, int rank,
+                            int calls, int tag)
 {
     int bad = 0, p;
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     for (int k = 0; k < calls; k++) {
         for (int i = 0; i < n; i++) s[i] = (float)(rank + 1) * 0.1f * (float)(i % 97) + (float)tag + (float)k / 8;
-        if (vred->allreduce(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) bad++;
+        int rc = reduce ? vred->reduce(s, r, n, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD)
+                        : vred->allreduce(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        if (rc != MPI_SUCCESS) bad++;
+        if (reduce && rank != 0) continue;
         for (int i = 0; i < n; i++) {
             float want = 0;
             for (int q = 0; q < p; q++)
@@ -142,33 +146,41 @@ static int valid_allreduces(const bi_api *vred, float *s, float *r, int n, int r
     return bad;
 }
 
-/* Valid allreduces of `big` floats around one whose ranks but 0 pass half of it, forced to
- * vred's MA: its first round compares the ranks' counts (shm/ma.c), so the erroneous call must
- * give MPI_ERR_COUNT on every rank, and every valid call after it must be right. Before, the
- * ranks cut the message into different numbers of rounds, and every later call went wrong.
- * This rank's wrong calls. */
-static int mismatched_allreduce(const bi_api *vred, int big, int rank)
+/* Valid reductions of `big` floats around one whose ranks pass different counts, with vred's
+ * `alg` forced: rank 0 passes `big` and the others half of it, or (`root_short`) the reverse.
+ * allreduce: MA (shm/ma.c) and the DPML-like path (shm/dpml.c) compare the ranks' counts in
+ * the round, so every rank must get MPI_ERR_COUNT. reduce (root 0): the chain's and DPML's
+ * non-roots never wait for the root and cannot know; the root must get MPI_ERR_COUNT, having
+ * run the others' rounds (shm/ma_reduce.c, shm/dpml.c), and the others MPI_SUCCESS. Every
+ * valid call after it must be right. Before, the ranks ran different numbers of rounds or took
+ * places of different sizes in a bank, and valid calls after it went wrong. This rank's wrong
+ * calls. */
+static int mismatched_reduction(const bi_api *vred, int reduce, const char *alg, int big,
+                                int root_short, int rank)
 {
+    const char *coll = reduce ? "reduce" : "allreduce";
     float *s = malloc((size_t)big * sizeof *s), *r = malloc((size_t)big * sizeof *r);
-    if (!s || !r || (vred_mpi_force && vred_mpi_force("allreduce", "ma"))) {
-        printf("FAIL: no memory or vred_mpi_force(allreduce, ma) refused\n");
+    if (!s || !r || (vred_mpi_force && vred_mpi_force(coll, alg))) {
+        printf("FAIL: no memory or vred_mpi_force(%s, %s) refused\n", coll, alg);
         free(s);
         free(r);
         return 1;
     }
-    int before = valid_allreduces(vred, s, r, big, rank, 3, 0);
-    int rc = vred->allreduce(s, r, rank == 0 ? big : big / 2, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    int cls = rc, bad = 0;
+    int before = valid_reductions(vred, reduce, s, r, big, rank, 3, 0);
+    int n = (rank == 0) != root_short ? big : big / 2;
+    int rc = reduce ? vred->reduce(s, r, n, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD)
+                    : vred->allreduce(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    int cls = rc, bad = 0, want = reduce && rank != 0 ? MPI_SUCCESS : MPI_ERR_COUNT;
     if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-    if (cls != MPI_ERR_COUNT) {
-        printf("FAIL: rank %d: allreduce of mismatched counts (%d floats on rank 0): error class "
-               "%d, expected MPI_ERR_COUNT (%d)\n", rank, big, cls, MPI_ERR_COUNT);
+    if (cls != want) {
+        printf("FAIL: rank %d: %s (%s) of mismatched counts (%d floats on rank 0): error class "
+               "%d, expected %d\n", rank, coll, alg, n, cls, want);
         bad++;
     }
-    int after = valid_allreduces(vred, s, r, big, rank, 3, 1);
+    int after = valid_reductions(vred, reduce, s, r, big, rank, 3, 1);
     if (before || after)
-        printf("FAIL: rank %d: valid allreduces of %d floats (ma) around a mismatched one: %d "
-               "wrong before it, %d after\n", rank, big, before, after);
+        printf("FAIL: rank %d: valid %ss of %d floats (%s) around a mismatched one: %d wrong "
+               "before it, %d after\n", rank, coll, big, alg, before, after);
     free(s);
     free(r);
     return bad + before + after;
@@ -205,9 +217,17 @@ int bi_counts(const bi_api *vred)
     static const int blocks[] = {2 << 10, 24 << 10, 128 << 10};
     for (int g = 0; g < 2; g++)
         for (int b = 0; b < 3; b++) bad += mismatched_allgather(vred, algs[g], blocks[b], rank, 10 * b);
-    /* One round and several (VRED_SHM_SLICE=32768) on the rank with fewer. */
-    bad += mismatched_allreduce(vred, 2048, rank);
-    bad += mismatched_allreduce(vred, 65536, rank);
+    /* MA: one round and several (VRED_SHM_SLICE=32768) on the rank with fewer. DPML: places of
+     * 16 and 8 KiB, where rounds of 8 KiB and more take rotating places (shm/sync.c), and of 1
+     * KiB. The reduce's chain (ma at one socket): one round and several, the root's count the
+     * larger and the smaller. */
+    static const struct { int reduce; const char *alg; int big, root_short; } cases[] = {
+        {0, "ma", 2048, 0},   {0, "ma", 65536, 0},  {0, "dpml", 2048, 0}, {0, "dpml", 256, 0},
+        {1, "ma", 2048, 0},   {1, "ma", 65536, 0},  {1, "ma", 65536, 1},  {1, "dpml", 2048, 0},
+        {1, "dpml", 2048, 1}, {1, "dpml", 256, 0}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        bad += mismatched_reduction(vred, cases[c].reduce, cases[c].alg, cases[c].big,
+                                    cases[c].root_short, rank);
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("counts: %d bad\n", all);
     MPI_Finalize();

@@ -27,6 +27,7 @@
  */
 #include <stdlib.h>
 #include "coll/shm/ma.h"
+#include "coll/shm/stamp.h"
 #include "local/copy.h"
 
 static const char *slot_src(const vred_ma *ma, int q)
@@ -143,38 +144,21 @@ static void finish_round(const vred_ma *ma)
  * for every group's partials. Every rank then holds the same arguments and comes to the same
  * verdict at the same step, having posted as often as the others: where they differ, all stop
  * there, with equal counters and every rank's next round in this bank at its start again.
- * args[0] by round parity, as the one-step calls use it (small.c): the round protocol keeps a
- * peer two rounds back from reading it while it is rewritten.
+ * Where they are kept: stamp.h.
  */
-static void put_args(const vred_ma *ma, int32_t out[3])
+static vred_shm_stamp args_of(const vred_ma *ma)
 {
-    uint64_t total = ma->disp[ma->p] * 0x9E3779B97F4A7C15ull; /* elements, mixed into 32 bits */
-    out[0] = (int32_t)ma->es;
-    out[1] = ma->kind == VRED_MA_REDUCE ? ma->a->root : -1;
-    out[2] = (int32_t)(total >> 32 ^ total);
+    return vred_shm_stamp_of(VRED_STAMP_MA, ma->es, ma->kind == VRED_MA_REDUCE ? ma->a->root : -1,
+                             ma->disp[ma->p]);
 }
 
-static void publish_args(const vred_ma *ma)
+/* MPI_SUCCESS if every rank's arguments equal this rank's, else the error class they earn
+ * (stamp.h), the same on every rank; `same`: the word just read with a wait equals this rank's,
+ * and it was the only other rank's (then nothing more to read). A peer in another algorithm
+ * (the DPML-like path, chosen for its smaller count) ends the job from there (dpml.c). */
+static int args_verdict(const vred_ma *ma, int same)
 {
-    int32_t mine[3], *at = ma->s->ctl[ma->r].args[0][ma->s->round & 1];
-    put_args(ma, mine);
-    for (int i = 0; i < 3; i++) __atomic_store_n(&at[i], mine[i], __ATOMIC_RELAXED);
-}
-
-/* MPI_SUCCESS if every rank's arguments equal this rank's, else the error class they earn:
- * MPI_ERR_TYPE (element sizes differ), MPI_ERR_ROOT, MPI_ERR_COUNT; the same on every rank. */
-static int args_verdict(const vred_ma *ma)
-{
-    int type = 0, root = 0, count = 0, parity = (int)(ma->s->round & 1);
-    int32_t mine[3];
-    put_args(ma, mine);
-    for (int i = 0; i < ma->p; i++) {
-        const int32_t *g = ma->s->ctl[i].args[0][parity];
-        type |= __atomic_load_n(&g[0], __ATOMIC_RELAXED) != mine[0];
-        root |= __atomic_load_n(&g[1], __ATOMIC_RELAXED) != mine[1];
-        count |= __atomic_load_n(&g[2], __ATOMIC_RELAXED) != mine[2];
-    }
-    return type ? MPI_ERR_TYPE : root ? MPI_ERR_ROOT : count ? MPI_ERR_COUNT : MPI_SUCCESS;
+    return same ? MPI_SUCCESS : vred_shm_stamp_verdict(ma->s, args_of(ma));
 }
 
 /* The end of a round whose check found the ranks' arguments different: rc on every rank. */
@@ -201,18 +185,20 @@ static int round_run(vred_ma *ma)
     uint64_t seq0 = s->seq;
     int next = ma->base + (ma->t + 1) % ma->g; /* who hands this rank the part of each step */
     for (int j = 0; j < ma->g; j++) {
-        if (j) vred_shm_wait(s, next, seq0 + (uint64_t)j);
-        if (check && ma->m == 1 && j == ma->g - 1 && (rc = args_verdict(ma)) != MPI_SUCCESS)
-            return round_refused(ma, rc);
+        if (check && ma->m == 1 && j == ma->g - 1) {
+            int same = vred_shm_wait_call(s, next, seq0 + (uint64_t)j) == args_of(ma) && ma->p == 2;
+            if ((rc = args_verdict(ma, same)) != MPI_SUCCESS) return round_refused(ma, rc);
+        } else if (j) vred_shm_wait(s, next, seq0 + (uint64_t)j);
         group_step(ma, j);
         /* right before the post: a peer polling this line fetches it once for both */
-        if (check && j == 0) publish_args(ma);
+        if (check && j == 0) vred_shm_stamp_publish(s, args_of(ma));
         vred_shm_post(s);
     }
     for (int j = ma->g; j < ma->gmax; j++) vred_shm_post(s); /* keep seq equal across groups */
     if (ma->m > 1) {
-        vred_shm_wait_all(s, s->seq); /* every group's partial of every slot */
-        if (check && (rc = args_verdict(ma)) != MPI_SUCCESS) return round_refused(ma, rc);
+        /* every group's partial of every slot */
+        int same = vred_shm_wait_all_call(s, s->seq, check ? args_of(ma) : 0);
+        if (check && (rc = args_verdict(ma, same)) != MPI_SUCCESS) return round_refused(ma, rc);
         vred_ma_combine(ma);
     }
     finish_round(ma);

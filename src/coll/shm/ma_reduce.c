@@ -19,6 +19,7 @@
  * of all node ranks stay equal).
  */
 #include "coll/shm/ma.h"
+#include "coll/shm/stamp.h"
 #include "local/copy.h"
 
 typedef struct {
@@ -28,6 +29,7 @@ typedef struct {
     size_t I;       /* elements per part */
     size_t es;
     vred_stores_call in; /* the first step's copies into the bank (stores.h) */
+    vred_shm_stamp args; /* this rank's arguments (stamp.h) */
 } chain;
 
 /* Elements [*lo, *lo + return) of part v in chunk c. */
@@ -65,27 +67,76 @@ static void chain_round(chain *ch, size_t c, int v)
             vred_stores_copy(&ch->in, slot(ch, bank, w), src, n * ch->es, n == ch->I);
         else if (n)
             vred_par_reduce3(a->e, ch->es, src, slot(ch, bank, w), slot(ch, bank, w), n);
+        if (c == 0 && j == 0) vred_shm_stamp_publish(s, ch->args); /* for the root's check */
         vred_shm_post(s);
     }
     vred_shm_round_end(s); /* this rank reads nothing more of the bank */
 }
 
-/* The root's round: each finished part folded into rbuf as soon as its owner is done. */
-static void root_round(const chain *ch, size_t c)
+/*
+ * The root's answer to non-roots whose arguments differ from its own (an erroneous program),
+ * seen at its first wait: the non-roots never wait for the root, so they cannot learn it, and
+ * they run the rounds of their own count. Where they all passed the same call (the one other
+ * rank at 2 ranks), the root runs those rounds too, with their sizes and without touching any
+ * buffer (its round 0 taken back and begun again at their size: nothing of it was posted), so
+ * that every counter and bank place stays in step for the calls after it, and returns the
+ * class (the front reports it through the handler, on the root only: the others cannot know).
+ * Otherwise nothing keeps the ranks in step: the job ends with each rank's arguments.
+ */
+static int follow_others(const chain *ch, size_t next, int rc)
 {
     vred_shm *s = ch->s;
     const vred_shm_args *a = ch->a;
+    int p = a->n->size;
+    vred_shm_stamp t = vred_shm_stamp_read(s, (a->root + 1) % p);
+    for (int v = 1; v < ch->m; v++) {
+        vred_shm_stamp o = vred_shm_stamp_read(s, (a->root + 1 + v) % p);
+        if (o != t) vred_shm_stamp_abort(s, ch->args, "MPI_Reduce");
+    }
+    size_t es = vred_shm_stamp_esize(t);
+    uint64_t count = vred_shm_stamp_count(t);
+    if (vred_shm_stamp_alg(t) != VRED_STAMP_CHAIN || vred_shm_stamp_root(t) != a->root || !es ||
+        !count || count == UINT64_MAX)
+        vred_shm_stamp_abort(s, ch->args, "MPI_Reduce");
+    size_t I = vred_shm_slice(s, count, es, ch->m);
+    size_t per_chunk = I * (size_t)ch->m, chunks = (count + per_chunk - 1) / per_chunk;
+    vred_shm_round_cancel(s, next);
+    for (size_t c = 0; c < chunks; c++) {
+        (void)vred_shm_round_begin(s, (size_t)ch->m * I * es);
+        uint64_t seq0 = s->seq;
+        for (int v = 0; v < ch->m; v++) vred_shm_wait(s, (a->root + 1 + v) % p, seq0 + (uint64_t)ch->m);
+        for (int j = 0; j < ch->m; j++) vred_shm_post(s);
+        vred_shm_round_end(s);
+    }
+    return rc;
+}
+
+/* The root's round: each finished part folded into rbuf as soon as its owner is done. In the
+ * first, the non-roots' arguments checked once the first wait has shown them (non-root 0's last
+ * step waited for non-root 1's, and so on along the chain to every one's first post):
+ * MPI_SUCCESS, or the class of the difference (follow_others). */
+static int root_round(const chain *ch, size_t c)
+{
+    vred_shm *s = ch->s;
+    const vred_shm_args *a = ch->a;
+    size_t next = s->bank_next[(s->round + 1) & 1];
     char *bank = vred_shm_round_begin(s, chunk_bytes(ch));
     uint64_t seq0 = s->seq;
+    int rc;
     for (int v = 0; v < ch->m; v++) {
         size_t lo, n = part(ch, c, v, &lo);
         if (!n) continue;
-        vred_shm_wait(s, (a->root + 1 + v) % a->n->size, seq0 + (uint64_t)ch->m);
+        int peer = (a->root + 1 + v) % a->n->size;
+        if (c || v) vred_shm_wait(s, peer, seq0 + (uint64_t)ch->m);
+        else if ((vred_shm_wait_call(s, peer, seq0 + (uint64_t)ch->m) != ch->args || ch->m > 1) &&
+                 (rc = vred_shm_stamp_verdict(s, ch->args)) != MPI_SUCCESS)
+            return follow_others(ch, next, rc);
         vred_par_reduce3(a->e, ch->es, vred_at(a->sbuf, lo, ch->es), slot(ch, bank, v),
                          vred_at(a->rbuf, lo, ch->es), n);
     }
     for (int j = 0; j < ch->m; j++) vred_shm_post(s);
     vred_shm_round_end(s);
+    return MPI_SUCCESS;
 }
 
 int vred_shm_reduce_ma(const vred_shm_args *a)
@@ -93,16 +144,18 @@ int vred_shm_reduce_ma(const vred_shm_args *a)
     int p = a->n->size;
     if (a->count == 0) return MPI_SUCCESS;
     if (a->n->sockets > 1) return vred_ma_run(a, VRED_MA_REDUCE);
-    chain ch = {.a = a, .s = a->n->shm, .m = p - 1, .es = a->esize};
+    chain ch = {.a = a, .s = a->n->shm, .m = p - 1, .es = a->esize,
+                .args = vred_shm_stamp_of(VRED_STAMP_CHAIN, a->esize, a->root, a->count)};
     ch.I = vred_shm_slice(ch.s, a->count, a->esize, ch.m);
     vred_stores_begin(&ch.in, &ch.s->stores, VRED_STORES_REDUCE, a->count * a->esize, ch.I * ch.es);
     size_t per_chunk = ch.I * (size_t)ch.m;
     size_t chunks = (a->count + per_chunk - 1) / per_chunk;
     int v = (a->n->rank - a->root - 1 + p) % p; /* non-roots 0 .. m-1; the root is m */
-    for (size_t c = 0; c < chunks; c++) {
-        if (v == ch.m) root_round(&ch, c);
+    int rc = MPI_SUCCESS;
+    for (size_t c = 0; c < chunks && rc == MPI_SUCCESS; c++) {
+        if (v == ch.m) rc = root_round(&ch, c);
         else chain_round(&ch, c, v);
     }
     vred_stores_end(&ch.in);
-    return MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : -rc; /* negated: the arguments differ (shm.h) */
 }

@@ -24,14 +24,17 @@
 typedef struct {
     _Alignas(128) uint64_t seq; /* steps the owner has published (atomic, release/acquire) */
     uint64_t round_done;        /* rounds whose bank the owner has finished reading */
-    /* The owner's arguments (ok, root, layout key) in a one-step bcast or allgather (args[0],
-     * by round parity) and in an agreement alone (args[1], by the agreements' parity; small.c),
-     * two copies each so that a rank one step ahead does not overwrite what a slower peer has
+    /* The owner's arguments in the call of each round parity, in one word: a one-step bcast's
+     * or allgather's (ok, root, layout key; small.c), a reduction's (count, datatype, root;
+     * stamp.h); and in an agreement alone (ok, root, key, by the agreements' parity; small.c).
+     * Two copies each, so that a rank one step ahead does not overwrite what a slower peer has
      * still to read. In the line with seq: a peer that sees the post has them in the same
      * transfer (2 ranks, Xeon guest, pipe, medians of 6 alternating runs: allgather 1 KiB
      * 0.90 -> 0.81 us, 4 KiB 1.44 -> 1.35; bcast 1 KiB 0.79 -> 0.70, 4 KiB 1.17 -> 1.12,
-     * over Open MPI 4.1; the same direction over MPICH 4.0). */
-    int32_t args[2][2][3];
+     * over Open MPI 4.1; the same direction over MPICH 4.0); the call's in one store, which
+     * takes the line back from a polling peer once with the post's (stamp.h). */
+    uint64_t call[2];
+    int32_t agree[2][3];
     /* Cross-memory attach (cma.h): published before a post, read after observing it. */
     uint64_t cma_addr;          /* where peers read from in the owner's memory */
     uint64_t cma_out;           /* where peers write to in the owner's memory (cma_reduce.c):

@@ -70,24 +70,57 @@ int vred_shm_small_fits(const vred_shm *s, int bcast, size_t block, int p)
     return bytes <= SMALL_MAX && bytes <= s->slices_bytes && s->bank_bytes / 4096 < NEXT_PAGES;
 }
 
-/* This rank's arguments into its control line: args[use][parity]. */
-static void put_args(vred_shm *s, int use, int parity, int ok, int root, int key)
+/* A one-step call's arguments in one word (region.h: one store, in the line of the post): ok
+ * in bit 63, the root in bits 32-62 (signed: -1 is none), the key in bits 0-31. */
+static uint64_t pack_call(int ok, int root, int32_t key)
 {
-    int32_t *mine = s->ctl[s->rank].args[use][parity];
-    __atomic_store_n(&mine[0], ok, __ATOMIC_RELAXED);
-    __atomic_store_n(&mine[1], root, __ATOMIC_RELAXED);
-    __atomic_store_n(&mine[2], key, __ATOMIC_RELAXED);
+    return (uint64_t)(ok != 0) << 63 | (uint64_t)((uint32_t)root & 0x7FFFFFFFu) << 32 |
+           (uint32_t)key;
 }
 
-/* Every rank's arguments args[use][parity] into out[] (the front's agreement form). */
+static void unpack_call(uint64_t w, int *ok, int *root, int32_t *key)
+{
+    *ok = (int)(w >> 63);
+    *root = (int32_t)((uint32_t)(w >> 32) << 1) >> 1;
+    *key = (int32_t)(uint32_t)w;
+}
+
+/* This rank's arguments into its control line: the round's call word (use 0) or an
+ * agreement's (use 1), by parity. */
+static void put_args(vred_shm *s, int use, int parity, int ok, int root, int key)
+{
+    vred_shm_ctl *c = &s->ctl[s->rank];
+    if (use == 0) {
+        __atomic_store_n(&c->call[parity], pack_call(ok, root, key), __ATOMIC_RELAXED);
+        return;
+    }
+    __atomic_store_n(&c->agree[parity][0], ok, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->agree[parity][1], root, __ATOMIC_RELAXED);
+    __atomic_store_n(&c->agree[parity][2], key, __ATOMIC_RELAXED);
+}
+
+/* Node rank i's arguments (use and parity as put_args). */
+static void read_args(const vred_shm *s, int i, int use, int parity, int *ok, int *root,
+                      int32_t *key)
+{
+    const vred_shm_ctl *c = &s->ctl[i];
+    if (use == 0) {
+        unpack_call(__atomic_load_n(&c->call[parity], __ATOMIC_RELAXED), ok, root, key);
+        return;
+    }
+    *ok = __atomic_load_n(&c->agree[parity][0], __ATOMIC_RELAXED);
+    *root = __atomic_load_n(&c->agree[parity][1], __ATOMIC_RELAXED);
+    *key = __atomic_load_n(&c->agree[parity][2], __ATOMIC_RELAXED);
+}
+
+/* Every rank's arguments into out[] (the front's agreement form). */
 static void gather_args(const vred_shm *s, int use, int parity, int out[5])
 {
     out[0] = 1, out[1] = out[3] = INT32_MAX, out[2] = out[4] = INT32_MAX;
     for (int i = 0; i < s->size; i++) {
-        const int32_t *g = s->ctl[i].args[use][parity];
-        int ok = __atomic_load_n(&g[0], __ATOMIC_RELAXED);
-        int root = __atomic_load_n(&g[1], __ATOMIC_RELAXED);
-        int key = __atomic_load_n(&g[2], __ATOMIC_RELAXED);
+        int ok, root;
+        int32_t key;
+        read_args(s, i, use, parity, &ok, &root, &key);
         if (!ok) out[0] = 0;
         if (root < out[1]) out[1] = root;
         if (-root < out[2]) out[2] = -root;
@@ -178,9 +211,9 @@ int vred_shm_small_bcast(vred_shm *s, void *buf, size_t block, int root, int ok,
     int rc = VRED_SMALL_PASS;
     if (all[1] != -all[2]) rc = MPI_ERR_ROOT;
     else if (root >= 0) {
-        const int32_t *g = s->ctl[root].args[0][parity];
-        int32_t rok = __atomic_load_n(&g[0], __ATOMIC_RELAXED);
-        int32_t key = __atomic_load_n(&g[2], __ATOMIC_RELAXED);
+        int rok, rroot;
+        int32_t key;
+        read_args(s, root, 0, parity, &rok, &rroot, &key);
         size_t bytes = (size_t)(key & ((1 << BYTES_BITS) - 1));
         size_t next = (size_t)(key >> NEXT_SHIFT) * 4096;
         s->bank_next[parity] = next;

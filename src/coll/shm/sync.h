@@ -53,6 +53,13 @@ void vred_shm_mpi_end(void);
 /* Wait until every other rank has published step `value`. */
 void vred_shm_wait_all(const vred_shm *s, uint64_t value);
 
+/* vred_shm_wait, then the peer's call word of this round (region.h), from the same transfer of
+ * its line. */
+uint64_t vred_shm_wait_call(const vred_shm *s, int peer, uint64_t value);
+
+/* vred_shm_wait_all; 1 if every other rank's call word of this round is `word`. */
+int vred_shm_wait_all_call(const vred_shm *s, uint64_t value, uint64_t word);
+
 /* Begin a round that uses `bytes` of a bank (the same on every rank): where this round writes
  * and reads, in bank round & 1, once every peer has finished reading that bank in the round
  * two before. Successive rounds in a bank start where the last one ended (in whole pages, so
@@ -64,8 +71,9 @@ void vred_shm_wait_all(const vred_shm *s, uint64_t value);
  * the stores took 7.9-10.2 us in one place, 1.8 at rotating places of a 2 MiB region. */
 char *vred_shm_round_begin(vred_shm *s, size_t bytes);
 
-/* Take back the round just begun, of which nothing was posted (no peer has seen it): its
- * number and its bank's next place return to what they were. `next`: that bank's bank_next
+/* Take back the round just begun, of which nothing was posted (no peer has seen it), or whose
+ * place in the bank no peer reads (the DPML root's, dpml.c): its number and its bank's next
+ * place return to what they were. `next`: that bank's bank_next
  * before vred_shm_round_begin (s->bank_next[(s->round + 1) & 1] then). */
 static inline void vred_shm_round_cancel(vred_shm *s, size_t next)
 {
