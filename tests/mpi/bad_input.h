@@ -84,8 +84,9 @@ int bi_roots(int argc, char **argv, const bi_api *vred, const bi_api *mpi);
  * (bad_input_counts.c). */
 int bi_counts(const bi_api *vred);
 
-/* --deadlock steps|mpi: ranks that end up waiting for each other for ever (bad_input_counts.c);
- * the job must end with vred's message. */
+/* --deadlock steps|mpi|slow|apart (bad_input_counts.c): ranks that end up waiting for each other
+ * for ever, or that run different algorithms (apart): the job must end with vred's message;
+ * slow: a slow rank, which must not end it. */
 int bi_deadlock(const char *how, const bi_api *vred);
 
 #endif

@@ -266,6 +266,24 @@ static int slow_peer(const bi_api *vred, float *f, int n, int rank)
     return bad;
 }
 
+/* "apart": a reduce whose ranks run different algorithms (rank 0 vred's DPML-like path, the
+ * others its chain; as counts on either side of the switch point would choose), after a valid
+ * one: the root sees the others' word and cannot keep them in step (shm/dpml.c), so the job must
+ * end with vred's message naming every rank's arguments. Returns only if it did not. */
+static int ranks_apart(const bi_api *vred, float *f, int rank)
+{
+    enum { N = 2048 };
+    if (vred_mpi_force("reduce", "ma")) return 1;
+    vred->reduce(f, f + N, N, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD); /* the region made */
+    if (vred_mpi_force("reduce", rank == 0 ? "dpml" : "ma")) return 1;
+    vred->reduce(f, f + N, N, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD); /* the non-roots wait here for the root's end */
+    printf("FAIL: rank %d: the reduce of ranks in different algorithms returned\n", rank);
+    free(f);
+    MPI_Finalize();
+    return 1;
+}
+
 int bi_deadlock(const char *how, const bi_api *vred)
 {
     int rank;
@@ -277,6 +295,7 @@ int bi_deadlock(const char *how, const bi_api *vred)
         return 1;
     }
     if (!strcmp(how, "slow")) return slow_peer(vred, f, FLOATS, rank);
+    if (!strcmp(how, "apart")) return ranks_apart(vred, f, rank);
     int steps = !strcmp(how, "steps");
     if (vred_mpi_force(steps ? "reduce" : "allreduce", "ma")) return 1;
     if (steps) {
