@@ -83,6 +83,7 @@ static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm =
 static void apply_cma(vred_config *c, long i, const char *t) { (void)t; c->cma = i == 0; }
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
 static void apply_slice(vred_config *c, long v, const char *t) { (void)t; c->shm_slice = v; }
+static void apply_cell(vred_config *c, long v, const char *t) { (void)t; c->shm_cell = v; }
 static void apply_shm_limit(vred_config *c, long v, const char *t) { (void)t; c->shm_limit = v; }
 static void apply_comm_limit(vred_config *c, long v, const char *t) { (void)t; c->comm_limit = v; }
 static void apply_scratch_limit(vred_config *c, long v, const char *t)
@@ -184,6 +185,9 @@ static const knob knobs[] = {
      "split each node's ranks into k socket groups (testing); 0 = hwloc's packages", 0, 64},
     {"VRED_SHM_SLICE", KNOB_INT, "0..67108864", "0", apply_slice,
      "largest shared-memory slice in bytes (I_max, at least 4096); 0 = built in", 0, 64 << 20},
+    {"VRED_SHM_CELL", KNOB_INT, "0..67108864", "0", apply_cell,
+     "the shared-memory bcast's cell in bytes (a multiple of 64: the unit its receivers follow the "
+     "root by); 0 = built in", 0, 64 << 20},
     {"VRED_SHM_LIMIT", KNOB_INT, "0..1099511627776", "0", apply_shm_limit,
      "bytes of /dev/shm this process's share of vred's regions may hold, over all communicators "
      "(regions shrink, then new ones go point-to-point); 0 = /dev/shm's size / 2 / ranks on "

@@ -58,6 +58,7 @@ typedef struct {
     int cma;                 /* VRED_CMA: 0 = never read a peer's memory (cross-memory attach) */
     int sockets;             /* VRED_SOCKETS: split each node's ranks into k groups; 0 = hwloc */
     long shm_slice;          /* VRED_SHM_SLICE: largest slice I_max in bytes; 0 = built in */
+    long shm_cell;           /* VRED_SHM_CELL: the bcast pipeline's cell in bytes; 0 = built in */
     long shm_limit;          /* VRED_SHM_LIMIT: this process's share of regions; 0 = automatic */
     long scratch_limit;      /* VRED_SCRATCH_LIMIT: scratch bytes kept between calls */
     long comm_limit;         /* VRED_COMM_LIMIT: communicators with vred's state at once */

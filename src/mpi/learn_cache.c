@@ -95,7 +95,7 @@ void vred_learn_file_for(const vred_comm *vc, vred_learn_file *f)
     static const char *const knobs[] = {"VRED_ISA",     "VRED_TAIL",    "VRED_THREADS",
                                         "VRED_SPARSE",  "VRED_NODE_SIZE", "VRED_SHM",
                                         "VRED_NT",      "VRED_SOCKETS", "VRED_SHM_SLICE",
-                                        "VRED_TUNE_FILE"};
+                                        "VRED_SHM_CELL", "VRED_TUNE_FILE"};
     char cpu[512], mpi[256], build[1024], dir[3800];
     cpu_id(cpu, sizeof cpu);
     mpi_id(mpi, sizeof mpi);

@@ -1,80 +1,106 @@
 /*
  * Pipelined broadcast through the region's two banks (the second paper, sec. 4.3.2, algorithm
- * 3). The message is cut into slices; slice k goes through bank k & 1. The root copies slice
- * k + 1 into one bank while the others copy slice k out of the other: two copies per byte,
- * overlapped, and the shared slice stays in the cache between them.
+ * 3). The message goes in rounds, round k through bank k & 1, each cut into cells: the root
+ * copies cell i + 1 into the bank while the others copy cell i out: two copies per byte,
+ * overlapped, and the shared cells stay in the cache between them.
+ *
+ * Cells, not one step per slice: the root announces a round's first cell with its post (the
+ * round protocol, sync.h) and every later cell by a flag in the round's own lines, which it
+ * clears before that post and sets, with release, once the cell is stored; a receiver waits for
+ * each flag (vred_shm_wait_flag) and copies the cell out. A step of the control lines costs
+ * every rank a transfer of a peer's line and a store into its own; the flags cost the receiver
+ * one line fetched per cell and the root nothing it waits for. So the message can go in as few
+ * rounds as a bank holds (two where the bank is a core's L2 and the message as large) and the
+ * receivers still follow the root within a cell. 2 ranks, Zen 5, over Open MPI 4.1, malloc'd
+ * buffers, back to back, builds alternating, 3-6 quiet pairs, against about 4 slices of at most
+ * I_max with a post each: 64 KiB 1.36-1.42 -> 1.16-1.18 us, 256 KiB 4.06-4.22 -> 4.03-4.10, 1 MiB
+ * 18.0-19.0 -> 17.1-17.4, 2 MiB 40.4-41.1 -> 37.1-38.2; 4-32 MiB level. Cells of 12, 16, 64 or
+ * 128 KiB: the same or slower than 32 KiB. From CELL_SPAN private caches on (4 MiB at 2 ranks on
+ * Zen 5) a round is one cell of a whole bank, as before the cells: the close following lost there
+ * (16 MiB 530-700 us against 460-490).
  *
  * Copies: the copy out to a receive buffer follows the paper's adaptive rule (non-temporal data,
  * read only after the collective: streamed when the working set W = s + s (p - 1) + 2 I exceeds
  * the cache), and its ordinary stores are in the form this process measured faster (copy.h: the
- * string copy on Zen 5; the slices' places below keep it unskewed). The copy into the bank keeps
- * the paper's ordinary stores, which leave the slice in the cache for the readers. Two things make
+ * string copy on Zen 5; the rounds' places below keep it unskewed). The copy into the bank keeps
+ * the paper's ordinary stores, which leave the cells in the cache for the readers. Two things make
  * them pay: the rounds rotate through the banks (sync.h), so the root never stores into a line a
  * reader still holds; and where ordinary stores crawl anyway (the host's slow spells), the root
  * measures it and streams (stores.h). 2 ranks, Zen 4, Open MPI 4.1, back to back, malloc'd
  * buffers, builds alternating, medians of 6 runs: 64 KiB 7.7 -> 4.4 us, 256 KiB 22.6 -> 11.4, 1
- * MiB 66.6 -> 45.1 (before: streaming stores into one place per bank). From a private cache per
- * slice (messages from 4 of them, where the bank holds one: region.c, bank_floor) slices span a
- * whole bank: 4 MiB 192-365 -> 127-156 us, 16 MiB 1.39-2.34 -> 0.84-1.61 ms, 64 MiB 5.3-6.8 ->
- * 4.8-5.4 ms against 256 KiB slices.
+ * MiB 66.6 -> 45.1 (before: streaming stores into one place per bank).
  *
- * Synchronisation per slice (sync.h): one post by every rank (the root's announces the slice;
- * the others' only keep every rank's seq equal, which the next collective relies on), and the
- * round protocol: the root does not refill a bank until every rank is done with the round two
- * before, which is what makes two banks a double buffer.
+ * Every rank posts once per round (the root's announces the first cell; the others' only keep
+ * every rank's seq equal, which the next collective relies on), and the root does not refill a
+ * bank until every rank is done with the round two before, which is what makes two banks a
+ * double buffer.
  */
 #include "coll/shm/shm.h"
+
+#include "config.h"
 
 #include "local/copy.h"
 #include "local/topo.h"
 
 #include <stdint.h>
 
-/* Below this, one slice: a second synchronisation costs more than the overlap saves. */
-#define PIPE_MIN_SLICE ((size_t)16 << 10)
-/* Mid sizes: at least this many slices, so that the copy-outs overlap the root's copy-ins. */
-#define PIPE_MIN_SLICES 4
+/* Cells: the unit of the pipeline inside a round (below); VRED_SHM_CELL replaces it. */
+enum { CELL_DEFAULT = 32 << 10 };
+/* Messages up to this many private caches go in cells; larger ones in whole-bank rounds. */
+enum { CELL_SPAN = 4, WHOLE_ROUNDS = 4 };
+/*
+ * A round's place: its lines (the first holds the root's buffer's offset in a line, c = sbuf mod
+ * 64; the others a cell's flag each), then the slice from offset c of a line on. Why: the string
+ * copy (`rep movsb`), the faster form on Zen 5 both into the bank and out of it, runs at half its
+ * rate where (dst - src) mod 4096 is 1..63, and is not used there (copy.c); from slices at a
+ * page's start into a malloc'd buffer (16 mod 64) that is every copy out. A slice at the root's
+ * offset makes the copy in and, wherever the ranks' buffers share their offset in a line (as
+ * blocks from the same allocator do), every copy out unskewed. 2 ranks, Zen 5, over Open MPI
+ * 4.1, malloc'd buffers, back to back, builds alternating, 4 quiet pairs, against vector stores
+ * out of slices at a page's start: 64 KiB 1.45-1.66 -> 1.35-1.43 us, 256 KiB 4.69-4.87 ->
+ * 4.12-4.18, 1 MiB 19.4-21.2 -> 18.3-18.8. Whole-bank rounds have no lines and start at the
+ * place's start.
+ */
+enum { PLACE_EXTRA = 64 + 63 };
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+static size_t cells_of(size_t n, size_t cell) { return n ? (n + cell - 1) / cell : 1; }
+static size_t place_bytes(size_t slice, size_t cell) { return cells_of(slice, cell) * 64 + 63 + slice; }
 
-/*
- * A slice's place in its round: a line, then the slice from the root's buffer's offset in a
- * line (c = sbuf mod 64) on; the first round's line holds c for the readers. Why: the string
- * copy (`rep movsb`), the faster form on Zen 5 both into the bank and out of it, runs at half
- * its rate where (dst - src) mod 4096 is 1..63, and is not used there (copy.c); from slices at
- * a page's start into a malloc'd buffer (16 mod 64) that is every copy out. A bank slice at the
- * root's offset makes the copy in and, wherever the ranks' buffers share their offset in a line
- * (as blocks from the same allocator do), every copy out unskewed. 2 ranks, Zen 5, over Open
- * MPI 4.1, malloc'd buffers, back to back, builds alternating, 4 quiet pairs, against vector
- * stores out of slices at a page's start: 64 KiB 1.45-1.66 -> 1.35-1.43 us, 256 KiB 4.69-4.87
- * -> 4.12-4.18, 1 MiB 19.4-21.2 -> 18.3-18.8 (one pair in a slow spell left out); 4 and 16 MiB,
- * whole-bank slices, unchanged.
- */
-enum { HEAD = 64, PLACE_EXTRA = HEAD + 63 };
+typedef struct {
+    size_t slice; /* bytes per round (the last may be short) */
+    size_t cell;  /* bytes per cell, at most slice */
+    int lines;    /* the rounds' places start with their lines (else: whole-bank rounds, one
+                   * cell each, the slice at the place's start) */
+} bcast_plan;
 
-/* HEAD where a place of `slice` with its extra bytes fits in a bank, else 0: a slice of a whole
- * bank (messages of several MiB) starts at its place's start, unskewed only for buffers at the
- * start of a line. */
-static size_t head_of(const vred_shm *s, size_t slice)
+/* The bytes a round of the plan takes in its bank (vred_shm_round_begin). */
+static size_t place_of(bcast_plan pl) { return pl.lines ? place_bytes(pl.slice, pl.cell) : pl.slice; }
+
+/* The bytes of a round's lines, for a round of n bytes. */
+static size_t lines_of(bcast_plan pl, size_t n) { return pl.lines ? cells_of(n, pl.cell) * 64 : 0; }
+
+/* The message in as few rounds as a bank holds, of equal size (so that the last is not a
+ * stub), each in cells; from CELL_SPAN private caches on, one cell per round. */
+static bcast_plan plan_of(const vred_shm *s, size_t bytes)
 {
-    return round_up(slice + PLACE_EXTRA, 4096) <= s->bank_bytes ? HEAD : 0;
-}
-
-/* The bytes a round of `slice` takes in its bank (vred_shm_round_begin). */
-static size_t place_bytes(size_t slice, size_t head) { return head ? slice + PLACE_EXTRA : slice; }
-
-/* Bytes per slice for a message of `bytes`: the whole message if it is small, else about
- * bytes / PIPE_MIN_SLICES in whole cache lines, never more than I_max nor than the slices'
- * share of a bank; but a whole bank once such a slice would reach a private cache (`big`, when
- * the bank is that large). */
-static size_t bcast_slice(const vred_shm *s, size_t bytes, size_t big)
-{
-    size_t cap = s->slice_max < s->slices_bytes ? s->slice_max : s->slices_bytes;
-    size_t want = round_up(bytes / PIPE_MIN_SLICES, 64);
-    if (want < PIPE_MIN_SLICE) want = PIPE_MIN_SLICE;
-    if (want >= big && s->bank_bytes >= big) cap = s->bank_bytes;
-    if (want > cap) want = cap;
-    return bytes < want ? bytes : want;
+    long knob = vred_config_get()->shm_cell;
+    size_t cell = round_up(knob > 0 ? (size_t)knob : CELL_DEFAULT, 64);
+    size_t big = vred_topo_get()->private_bytes;
+    if (big < CELL_DEFAULT) big = CELL_DEFAULT; /* a topology that reports none */
+    size_t room = (s->bank_bytes - PLACE_EXTRA) / 64 * 64; /* what a place holds besides line 0 */
+    if (bytes > CELL_SPAN * big || cell + 64 > room) {
+        /* at least WHOLE_ROUNDS rounds, should a bank hold the message */
+        size_t slice = round_up((bytes + WHOLE_ROUNDS - 1) / WHOLE_ROUNDS, 64);
+        if (slice > s->bank_bytes) slice = s->bank_bytes;
+        return (bcast_plan){slice, slice, 0};
+    }
+    size_t most = room / (cell + 64) * cell;
+    size_t rounds = (bytes + most - 1) / most;
+    size_t slice = round_up((bytes + rounds - 1) / rounds, 64);
+    bcast_plan pl = {slice < most ? slice : most, cell, 1};
+    if (pl.cell > pl.slice) pl.cell = pl.slice;
+    return pl;
 }
 
 /* 1 if the agreement's out[] lets the pipeline serve the call: every rank ok, one root, one
@@ -84,58 +110,64 @@ static int agreed(const int out[5])
     return out[0] && out[1] == -out[2] && out[3] == -out[4];
 }
 
-/* The root: slice by slice into the banks, each slice announced as soon as it is there; with
- * ordinary or streaming stores as measured (stores.h). With `out`, the agreement the front
- * began ends once the first slice is stored, before it is announced: where it does not let the
- * call be served, that round is taken back (nothing was announced, no peer reads it) and the
- * root returns 0 having moved nothing. */
-static int root_rounds(vred_shm *s, const char *buf, size_t bytes, size_t slice, int *out)
+static int root_rounds(vred_shm *s, const char *buf, size_t bytes, bcast_plan pl, int *out)
 {
+    size_t slice = pl.slice, cell = pl.cell;
     vred_stores_call c;
-    vred_stores_begin(&c, &s->stores, VRED_STORES_BCAST, bytes, slice);
-    size_t head = head_of(s, slice), at = head ? (uintptr_t)buf & 63 : 0;
+    vred_stores_begin(&c, &s->stores, VRED_STORES_BCAST, bytes, cell);
+    size_t at = pl.lines ? (uintptr_t)buf & 63 : 0;
     for (size_t off = 0; off < bytes; off += slice) {
-        size_t n = bytes - off < slice ? bytes - off : slice;
+        size_t n = bytes - off < slice ? bytes - off : slice, cells = cells_of(n, cell);
         size_t next = s->bank_next[(s->round + 1) & 1];
-        char *place = vred_shm_round_begin(s, place_bytes(slice, head));
-        if (head && off == 0) *(uint64_t *)(void *)place = at; /* published with the slice */
-        /* a short tail times nothing */
-        vred_stores_copy(&c, place + head + at, buf + off, n, n == slice);
-        if (out && off == 0) {
-            vred_shm_agree_end(s, out);
-            if (!agreed(out)) {
-                vred_shm_round_cancel(s, next);
-                vred_stores_end(&c);
-                return 0;
+        char *place = vred_shm_round_begin(s, place_of(pl));
+        uint64_t *line = (uint64_t *)(void *)place, tag = s->round;
+        char *data = place + lines_of(pl, n) + at;
+        if (pl.lines) line[0] = at;
+        for (size_t i = 1; i < cells; i++) line[i * 8] = 0;
+        for (size_t i = 0; i < cells; i++) {
+            size_t o = i * cell, m = n - o < cell ? n - o : cell;
+            vred_stores_copy(&c, data + o, buf + off + o, m, i == 0 && m == cell);
+            if (i) {
+                __atomic_store_n(&line[i * 8], tag, __ATOMIC_RELEASE);
+                continue;
             }
+            if (out && off == 0) {
+                vred_shm_agree_end(s, out);
+                if (!agreed(out)) {
+                    vred_shm_round_cancel(s, next);
+                    vred_stores_end(&c);
+                    return 0;
+                }
+            }
+            vred_shm_post(s);
         }
-        vred_shm_post(s);
         vred_shm_round_end(s); /* the root reads nothing back */
     }
     vred_stores_end(&c);
     return 1;
 }
 
-/* A non-root: wait for slice k from the root, copy it out, free the bank. */
-static void leaf_rounds(vred_shm *s, int root, char *buf, size_t bytes, size_t slice, int nt)
+static void leaf_rounds(vred_shm *s, int root, char *buf, size_t bytes, bcast_plan pl, int nt)
 {
+    size_t slice = pl.slice, cell = pl.cell;
     uint64_t seq0 = s->seq;
     uint64_t k = 0;
-    size_t head = head_of(s, slice), at = 0;
     for (size_t off = 0; off < bytes; off += slice, k++) {
-        size_t n = bytes - off < slice ? bytes - off : slice;
-        const char *place = vred_shm_round_begin(s, place_bytes(slice, head));
+        size_t n = bytes - off < slice ? bytes - off : slice, cells = cells_of(n, cell);
+        const char *place = vred_shm_round_begin(s, place_of(pl));
+        const uint64_t *line = (const uint64_t *)(const void *)place;
+        uint64_t tag = s->round;
         vred_shm_wait(s, root, seq0 + k + 1);
-        if (head && off == 0) at = (size_t)*(const uint64_t *)(const void *)place;
-        const char *from = place + head + at;
-        if (nt) vred_copy(buf + off, from, n, 1);
-        else vred_copy_measured(buf + off, from, n);
+        const char *data = place + lines_of(pl, n) + (pl.lines ? (size_t)(line[0] & 63) : 0);
+        for (size_t i = 0; i < cells; i++) {
+            size_t o = i * cell, m = n - o < cell ? n - o : cell;
+            if (i) vred_shm_wait_flag(s, root, &line[i * 8], tag);
+            if (nt) vred_copy(buf + off + o, data + o, m, 1);
+            else vred_copy_measured(buf + off + o, data + o, m);
+        }
         vred_shm_round_end(s);
         vred_shm_post(s); /* nobody waits on it: keeps the seq counters in step */
     }
-    /* The streamed stores went to this rank's own buffer, published to nobody here; one fence
-     * at the end gives the caller what memcpy gives (glibc fences its streaming copies too),
-     * should it hand the buffer to another process through a plain store. */
     if (nt) vred_copy_fence();
 }
 
@@ -145,13 +177,10 @@ static int pipeline(const vred_shm_args *a, size_t bytes, int *out)
 {
     vred_shm *s = a->n->shm;
     int p = a->n->size;
-    /* A private cache, but never under 64 KiB (a topology that reports none). */
-    size_t big = vred_topo_get()->private_bytes;
-    if (big < PIPE_MIN_SLICE * PIPE_MIN_SLICES) big = PIPE_MIN_SLICE * PIPE_MIN_SLICES;
-    size_t slice = bcast_slice(s, bytes, big);
-    if (a->n->rank == a->root) return root_rounds(s, a->sbuf, bytes, slice, out);
-    size_t w = bytes + bytes * (size_t)(p - 1) + 2 * slice;
-    leaf_rounds(s, a->root, a->rbuf, bytes, slice, vred_copy_use_nt(1, w));
+    bcast_plan pl = plan_of(s, bytes);
+    if (a->n->rank == a->root) return root_rounds(s, a->sbuf, bytes, pl, out);
+    size_t w = bytes + bytes * (size_t)(p - 1) + 2 * pl.slice;
+    leaf_rounds(s, a->root, a->rbuf, bytes, pl, vred_copy_use_nt(1, w));
     return 1;
 }
 

@@ -255,9 +255,8 @@ static void look(const vred_shm *s, int peer, deadlock_watch *w, double t)
 /* The wait once the counter was seen short: out of line, so that the callers keep the first
  * look inline (the steps of small calls mostly find the peer there already). */
 static __attribute__((noinline)) void wait_polling(const vred_shm *s, int peer, int round,
-                                                   uint64_t value)
+                                                   const uint64_t *counter, uint64_t value)
 {
-    const uint64_t *counter = counter_of(s, peer, round);
     double next_check = 0;
     int published = 0;
     deadlock_watch w = {0, 0, 0};
@@ -275,7 +274,8 @@ static __attribute__((noinline)) void wait_polling(const vred_shm *s, int peer, 
         double t = now();
         if (next_check == 0) next_check = t + CHECK_S;
         else if (t >= next_check) {
-            if (!published) publish_wait(s, peer, round, value, published = 1);
+            /* A flag (round < 0) is not published: the deadlock watch reads counters. */
+            if (!published && round >= 0) publish_wait(s, peer, round, value, published = 1);
             look(s, peer, &w, t);
             next_check = t + CHECK_S;
         }
@@ -285,8 +285,13 @@ static __attribute__((noinline)) void wait_polling(const vred_shm *s, int peer, 
 
 static inline void wait_counter(const vred_shm *s, int peer, int round, uint64_t value)
 {
-    if (__atomic_load_n(counter_of(s, peer, round), __ATOMIC_ACQUIRE) < value)
-        wait_polling(s, peer, round, value);
+    const uint64_t *counter = counter_of(s, peer, round);
+    if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < value) wait_polling(s, peer, round, counter, value);
+}
+
+void vred_shm_wait_flag(const vred_shm *s, int peer, const uint64_t *flag, uint64_t value)
+{
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < value) wait_polling(s, peer, -1, flag, value);
 }
 
 int vred_shm_oversubscribed(MPI_Comm node, int size)

@@ -50,6 +50,13 @@ void vred_shm_note_call(int coll, int alg, uint64_t bytes);
 void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes);
 void vred_shm_mpi_end(void);
 
+/* Wait until the word at `flag`, which `peer` stores into, reaches `value` (acquire), polling
+ * as vred_shm_wait does (progress, the dead-peer check, yielding when oversubscribed). For
+ * flags in a bank (the bcast's cells, bcast_pipe.c): the peer sets them while it copies, after
+ * a post, and waits for nothing between, so only its death can hold a waiter; the deadlock
+ * watch, which reads the control lines' counters, does not count such a wait. */
+void vred_shm_wait_flag(const vred_shm *s, int peer, const uint64_t *flag, uint64_t value);
+
 /* Wait until every other rank has published step `value`. */
 void vred_shm_wait_all(const vred_shm *s, uint64_t value);
 
