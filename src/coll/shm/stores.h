@@ -14,7 +14,8 @@
  * So a writer times its own copies, per use and size class: the first call streams, to learn
  * the streaming rate; later calls store ordinarily, and a whole slice stored at under 1/CRAWL of
  * the streaming rate switches the rest of the call, and the calls after it, to streaming, until
- * every PROBE-th call tries the other kind again. Not "whichever is faster": a streaming copy can
+ * a probe (every 32nd call, less often while probes keep confirming the choice) tries the other
+ * kind again. Not "whichever is faster": a streaming copy can
  * finish sooner and still cost the call more, since the readers then fetch the slice from
  * memory. Only the writer's own stores change, never the bytes nor what the readers do, so no
  * rank has to agree with another. VRED_NT=on/off pins the kind (vred_copy_mode).
@@ -50,12 +51,19 @@ enum { VRED_STORES_CLASSES = 14 };
 /* The kinds of store: ordinary vector stores, streaming stores, the string copy (ordinary). */
 enum { VRED_STORES_LINES, VRED_STORES_STREAM, VRED_STORES_STRING, VRED_STORES_KINDS };
 
+/* The calls whose rates a choice looks at, per kind (stores.c, recent_best). */
+enum { VRED_STORES_RECENT = 4 };
+
 /* One use and size class on one rank. */
 typedef struct {
-    uint32_t calls;
+    uint32_t calls;        /* since the last probe */
+    uint32_t gap;          /* calls between probes (0: not begun; stores.c, PROBE) */
+    uint32_t probes;       /* probes made (they alternate between two kinds) */
     int stream;            /* streaming in use (else ordinary) */
     int string;            /* the ordinary form in use: 0 vector stores, 1 the string copy */
-    double ns_per_byte[VRED_STORES_KINDS]; /* the last call's copies of each kind (0: none yet) */
+    double ns_per_byte[VRED_STORES_KINDS]; /* each kind's rate (0: none yet; stores.c) */
+    double recent[VRED_STORES_KINDS][VRED_STORES_RECENT]; /* its last calls' (0: none) */
+    uint8_t recent_at[VRED_STORES_KINDS];
 } vred_stores;
 
 /* One call's copies of one use. */
@@ -63,6 +71,8 @@ typedef struct {
     vred_stores *st;       /* NULL: the kind is fixed (pinned, or slices too small to time) */
     int kind;              /* VRED_STORES_LINES, _STREAM or _STRING */
     double ns[VRED_STORES_KINDS], bytes[VRED_STORES_KINDS];
+    int was;               /* st's choice when the call began: stream << 1 | string */
+    int probe;             /* this call tries a kind not in use */
 } vred_stores_call;
 
 /* The histories of one region (vred_shm). */
