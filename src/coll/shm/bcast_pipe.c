@@ -65,7 +65,10 @@ enum { PLACE_EXTRA = 64 + 63 };
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 static size_t cells_of(size_t n, size_t cell) { return n ? (n + cell - 1) / cell : 1; }
-static size_t place_bytes(size_t slice, size_t cell) { return cells_of(slice, cell) * 64 + 63 + slice; }
+static size_t place_bytes(size_t slice, size_t cell)
+{
+    return cells_of(slice, cell) * 64 + 63 + slice;
+}
 
 typedef struct {
     size_t slice; /* bytes per round (the last may be short) */
@@ -75,7 +78,10 @@ typedef struct {
 } bcast_plan;
 
 /* The bytes a round of the plan takes in its bank (vred_shm_round_begin). */
-static size_t place_of(bcast_plan pl) { return pl.lines ? place_bytes(pl.slice, pl.cell) : pl.slice; }
+static size_t place_of(bcast_plan pl)
+{
+    return pl.lines ? place_bytes(pl.slice, pl.cell) : pl.slice;
+}
 
 /* The bytes of a round's lines, for a round of n bytes. */
 static size_t lines_of(bcast_plan pl, size_t n) { return pl.lines ? cells_of(n, pl.cell) * 64 : 0; }
@@ -110,6 +116,13 @@ static int agreed(const int out[5])
     return out[0] && out[1] == -out[2] && out[3] == -out[4];
 }
 
+/* The root: round by round into the banks, each round's cells stored in order, the first
+ * announced by the post, each later one by its flag (its lines cleared before that post, so that
+ * a receiver, which reads them only after it, never takes a word an earlier call left in the
+ * bank for a flag); with ordinary or streaming stores as measured (stores.h; the first cell of
+ * each round timed). With `out`, the agreement the front began ends once the first cell is
+ * stored, before it is announced: where it does not let the call be served, that round is taken
+ * back (nothing was announced, no peer reads it) and the root returns 0 having moved nothing. */
 static int root_rounds(vred_shm *s, const char *buf, size_t bytes, bcast_plan pl, int *out)
 {
     size_t slice = pl.slice, cell = pl.cell;
@@ -120,7 +133,8 @@ static int root_rounds(vred_shm *s, const char *buf, size_t bytes, bcast_plan pl
         size_t n = bytes - off < slice ? bytes - off : slice, cells = cells_of(n, cell);
         size_t next = s->bank_next[(s->round + 1) & 1];
         char *place = vred_shm_round_begin(s, place_of(pl));
-        uint64_t *line = (uint64_t *)(void *)place, tag = s->round;
+        uint64_t *line = (uint64_t *)(void *)place;
+        uint64_t tag = s->round; /* the same on every rank, new in each round */
         char *data = place + lines_of(pl, n) + at;
         if (pl.lines) line[0] = at;
         for (size_t i = 1; i < cells; i++) line[i * 8] = 0;
@@ -147,6 +161,8 @@ static int root_rounds(vred_shm *s, const char *buf, size_t bytes, bcast_plan pl
     return 1;
 }
 
+/* A non-root: wait for round k's post from the root, copy its cells out as their flags are
+ * set, free the bank. */
 static void leaf_rounds(vred_shm *s, int root, char *buf, size_t bytes, bcast_plan pl, int nt)
 {
     size_t slice = pl.slice, cell = pl.cell;
@@ -168,6 +184,9 @@ static void leaf_rounds(vred_shm *s, int root, char *buf, size_t bytes, bcast_pl
         vred_shm_round_end(s);
         vred_shm_post(s); /* nobody waits on it: keeps the seq counters in step */
     }
+    /* The streamed stores went to this rank's own buffer, published to nobody here; one fence
+     * at the end gives the caller what memcpy gives (glibc fences its streaming copies too),
+     * should it hand the buffer to another process through a plain store. */
     if (nt) vred_copy_fence();
 }
 

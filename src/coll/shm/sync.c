@@ -286,7 +286,8 @@ static __attribute__((noinline)) void wait_polling(const vred_shm *s, int peer, 
 static inline void wait_counter(const vred_shm *s, int peer, int round, uint64_t value)
 {
     const uint64_t *counter = counter_of(s, peer, round);
-    if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < value) wait_polling(s, peer, round, counter, value);
+    if (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < value)
+        wait_polling(s, peer, round, counter, value);
 }
 
 void vred_shm_wait_flag(const vred_shm *s, int peer, const uint64_t *flag, uint64_t value)
