@@ -102,6 +102,8 @@ static bcast_plan plan_of(const vred_shm *s, size_t bytes)
         return (bcast_plan){slice, slice, 0};
     }
     size_t most = room / (cell + 64) * cell;
+    /* VRED_SHM_SLICE, where set, bounds a round too (I_max; tests run many rounds so) */
+    if (vred_config_get()->shm_slice > 0 && s->slice_max < most) most = s->slice_max / 64 * 64;
     size_t rounds = (bytes + most - 1) / most;
     size_t slice = round_up((bytes + rounds - 1) / rounds, 64);
     bcast_plan pl = {slice < most ? slice : most, cell, 1};
