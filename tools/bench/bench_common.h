@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include "vred.h"
 
 static int bench_cmp_double(const void *a, const void *b)
@@ -152,24 +153,42 @@ static void bench_buffers_desc(const bench_mode *m, const void *s, const void *r
              (unsigned)((uintptr_t)r % 64));
 }
 
-/* The CPU's model name (/proc/cpuinfo), commas replaced (CSV-safe); "unknown CPU" without one. */
-static void bench_cpu_model(char *buf, size_t n)
+/* The value of a /proc/cpuinfo line "key<tabs>: value" (its first), or "" without one. */
+static void bench_cpuinfo(const char *key, char *buf, size_t n)
 {
-    snprintf(buf, n, "unknown CPU");
+    buf[0] = 0;
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) return;
     char line[512];
-    while (fgets(line, sizeof line, f))
-        if ((!strncmp(line, "model name", 10) || !strncmp(line, "Model name", 10)) && strchr(line, ':')) {
-            char *c = strchr(line, ':') + 1;
-            while (*c == ' ' || *c == '\t') c++;
-            c[strcspn(c, "\n")] = 0;
-            for (char *q = c; *q; q++)
-                if (*q == ',') *q = ';';
-            if (*c) snprintf(buf, n, "%s", c);
-            break;
-        }
+    size_t k = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (strncasecmp(line, key, k) || !strchr(line, ':')) continue;
+        if (strspn(line + k, " \t") + k != (size_t)(strchr(line, ':') - line)) continue;
+        char *c = strchr(line, ':') + 1;
+        c += strspn(c, " \t");
+        c[strcspn(c, "\n")] = 0;
+        snprintf(buf, n, "%s", c);
+        break;
+    }
     fclose(f);
+}
+
+/* The CPU: its model name and, where the kernel gives them (x86), family and model, since a
+ * virtual machine's name alone ("AMD EPYC") is the same for a Zen 3 and a Zen 5; then the best
+ * ISA vred has here. Commas replaced (CSV-safe); "unknown CPU" without a name. */
+static void bench_cpu_model(char *buf, size_t n)
+{
+    char name[128], fam[16], model[16];
+    bench_cpuinfo("model name", name, sizeof name);
+    bench_cpuinfo("cpu family", fam, sizeof fam);
+    bench_cpuinfo("model", model, sizeof model);
+    if (fam[0] && model[0])
+        snprintf(buf, n, "%s (family %s model %s; %s)", name[0] ? name : "unknown CPU", fam, model,
+                 vred_isa_name(vred_isa_best()));
+    else
+        snprintf(buf, n, "%s (%s)", name[0] ? name : "unknown CPU", vred_isa_name(vred_isa_best()));
+    for (char *q = buf; *q; q++)
+        if (*q == ',') *q = ';';
 }
 
 #endif
