@@ -7,7 +7,14 @@ add_executable(${t} learn.c)
 target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_link_libraries(${t} PRIVATE vred_mpi_${flavor} vred_mpi_deps_${flavor})
 target_link_options(${t} PRIVATE "LINKER:--no-as-needed")
-foreach(np 2 3)
+# 3 ranks (the same pick on every rank of an odd count) over Open MPI only: oversubscribed, MPICH
+# busy-polls through the learning runs' batches, 113 s against Open MPI's 38 (AVX2 EPYC guest,
+# 2026-11-29), and the picks are vred's own code whichever MPI is underneath.
+set(learn_nps 2)
+if(ompi)
+  set(learn_nps 2 3)
+endif()
+foreach(np ${learn_nps})
   add_test(NAME mpi_learn_${flavor}_np${np}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/learn.sh ${np} ${mpiexec} -- $<TARGET_FILE:${t}>)
   set_tests_properties(mpi_learn_${flavor}_np${np} PROPERTIES TIMEOUT 300 LABELS mpi_learn)
