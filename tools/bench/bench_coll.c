@@ -129,19 +129,39 @@ static void unforce(const bc_run *r)
     if (any_nt && vred_mpi_nt) vred_mpi_nt("env"); /* back to VRED_NT for whatever runs next */
 }
 
-/* Batches of fewer calls than this (large messages) begin with one call not timed, so that what
- * is timed follows a call of the same implementation, as in an application's loop, not the
- * other implementation's call, whose cache contents (a receive buffer streamed out of the cache,
- * the other one's shared slices) the first call pays for. */
-enum { LEAD_BELOW = 4 };
+/*
+ * Each batch of k timed calls begins with calls not timed (lead_calls: half as many, and at least
+ * LEAD_SECONDS of them), so that what is timed follows calls of the same implementation, as in an
+ * application's loop, not the other implementation's batch, whose aftermath the first calls pay
+ * for: its cache contents (a receive buffer streamed out of the cache, the other one's shared
+ * slices) and, lasting longer, the caches' replacement state. One leading call was not enough
+ * on the AVX2 EPYC (Zen 3): after 20 x 1 MiB of glibc's memcpy with the destination 16 bytes
+ * past the source's page offset (4 KiB aliasing: 0.08x of its speed), a 1 MiB vred_reduce3 on
+ * three other buffers took 90 us, then 57-61 for some 25 calls (1.5 ms), then 47; after the same
+ * copies at 0/0, 53 and then 46 (no MPI involved). Open MPI 4.1's own MPI_Reduce runs such copies
+ * when the receive buffer sits 4-31 bytes past the send buffer's page offset, and with one
+ * leading call the alignment table blamed vred's MA reduce for it (1 MiB at 0/16: 0.72x of its
+ * 0/0 time; alone in a loop, 0.94-1.0x). The calls not timed count in the budget.
+ */
+static const double LEAD_SECONDS = 2e-3;
 
-/* Mean seconds per call over k calls (this rank's view): back to back after one barrier, or with
- * r->barrier_each a barrier before each call, each timed alone. */
-static double batch(bc_run *r, int impl, int k)
+/* Calls before impl's k timed ones, from per_call[impl] (seconds a call took in the last round,
+ * the same on every rank: the ranks must make the same calls). */
+static int lead_calls(const double *per_call, int impl, int k)
+{
+    int lead = k / 2 > 1 ? k / 2 : 1;
+    double t = per_call[impl] > 0 ? LEAD_SECONDS / per_call[impl] : 0;
+    if (t > 100000) t = 100000;
+    return (int)t > lead ? (int)t : lead;
+}
+
+/* Mean seconds per call over k calls (this rank's view) after `lead` calls not timed: back to
+ * back after one barrier, or with r->barrier_each a barrier before each call, each timed alone. */
+static double batch(bc_run *r, int impl, int k, int lead)
 {
     force(r, impl);
     double sum = 0;
-    if (k < LEAD_BELOW) do_call(r, impl > 0);
+    for (int j = 0; j < lead; j++) do_call(r, impl > 0);
     if (r->barrier_each)
         for (int j = 0; j < k; j++) {
             PMPI_Barrier(r->comm);
@@ -160,6 +180,29 @@ static double batch(bc_run *r, int impl, int k)
     return sum / k;
 }
 
+/* Seconds one round of k timed calls per implementation takes, lead calls and barriers included,
+ * by per_call (the implementations' last times) and bar (a barrier's). */
+static double round_time(const bc_run *r, const double *per_call, double bar, int k)
+{
+    double t = 0;
+    for (int i = 0; i < r->nimpl; i++)
+        t += (double)(k + lead_calls(per_call, i, k)) * per_call[i] + (r->barrier_each ? k : 1) * bar;
+    return t;
+}
+
+/* The most timed calls per batch (1..100000) whose round fits in `seconds`; 0 if one does not. */
+static int calls_within(const bc_run *r, const double *per_call, double bar, double seconds)
+{
+    if (round_time(r, per_call, bar, 1) > seconds) return 0;
+    int lo = 1, hi = 100000;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (round_time(r, per_call, bar, mid) <= seconds) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
 int bc_measure(bc_run *r)
 {
     int n = r->nimpl, p;
@@ -168,27 +211,26 @@ int bc_measure(bc_run *r)
     if ((r->coll == BC_RSB || r->coll == BC_ALLGATHER) && bc_rcount(r) < 1) return -1;
     /* Warm up (the first call on a communicator sets vred's state up), then one timed call each
      * and the cost of a barrier, to size the batches. */
-    double loc[BC_MAX_IMPL + 1], glob[BC_MAX_IMPL + 1], tm0 = bc_now();
-    for (int i = 0; i < n; i++) batch(r, i, 1);
-    for (int i = 0; i < n; i++) loc[i] = batch(r, i, 1);
+    double loc[BC_MAX_IMPL + 1], glob[BC_MAX_IMPL + 1], per_call[BC_MAX_IMPL], tm0 = bc_now();
+    for (int i = 0; i < n; i++) batch(r, i, 1, 1);
+    for (int i = 0; i < n; i++) loc[i] = batch(r, i, 1, 1);
     double t0 = bc_now();
     for (int j = 0; j < 5; j++) PMPI_Barrier(r->comm);
     loc[n] = (bc_now() - t0) / 5;
     PMPI_Allreduce(loc, glob, n + 1, MPI_DOUBLE, MPI_MAX, r->comm);
-    double tcal = bc_now(), round_cost = 0;
-    for (int i = 0; i < n; i++) round_cost += glob[i] + (r->barrier_each ? glob[n] : 0);
-    if (round_cost < 1e-7) round_cost = 1e-7;
+    double tcal = bc_now(), bar = glob[n];
+    for (int i = 0; i < n; i++) per_call[i] = glob[i] > 1e-8 ? glob[i] : 1e-8;
     int rounds = r->reps > 0 ? r->reps : 15;
-    double k = r->budget / (rounds * round_cost);
+    int min_rounds = r->reps > 0 && r->reps < 5 ? r->reps : 5;
+    int k = calls_within(r, per_call, bar, r->budget / rounds);
     if (k < 1) {
         k = 1;
-        int fit = (int)(r->budget / round_cost);
-        if (fit < rounds) rounds = fit < 5 ? (r->reps < 5 && r->reps > 0 ? r->reps : 5) : fit;
+        int fit = (int)(r->budget / round_time(r, per_call, bar, 1));
+        if (fit < rounds) rounds = fit < min_rounds ? min_rounds : fit;
     }
-    if (k > 100000) k = 100000;
     /* The first round is a short probe (an eighth of the batch): the single calibration call
      * misjudges a loaded machine, where barriers wait for descheduled ranks. */
-    int iters = (int)(k / 8 > 1 ? k / 8 : 1);
+    int iters = k / 8 > 1 ? k / 8 : 1;
     double spent = 0, done_iters = 0;
     const int stride = rounds; /* rounds may only shrink below */
     double *t = malloc(sizeof(double) * (size_t)n * (size_t)rounds), *col = malloc(sizeof(double) * (size_t)rounds);
@@ -196,31 +238,33 @@ int bc_measure(bc_run *r)
         double w0 = bc_now();
         for (int j = 0; j < n; j++) {
             int i = (q + ((q & 1) ? n - 1 - j : j)) % n;
-            loc[i] = batch(r, i, iters);
+            loc[i] = batch(r, i, iters, lead_calls(per_call, i, iters));
         }
         loc[n] = bc_now() - w0; /* the round's wall time */
         PMPI_Allreduce(loc, glob, n + 1, MPI_DOUBLE, MPI_MAX, r->comm);
         for (int i = 0; i < n; i++) t[(size_t)i * stride + q] = glob[i];
-        /* Resize the batches from the wall time so far (the same on every rank): a loaded
-         * machine's barriers wait for descheduled ranks, which the calibration cannot see. */
         spent += glob[n], done_iters += iters;
-        int min_rounds = r->reps > 0 && r->reps < 5 ? r->reps : 5;
         if (spent > 2 * r->budget && q + 1 >= min_rounds) { /* stalls ate the budget: enough */
             rounds = q + 1;
             break;
         }
-        double per_iter = glob[n] / iters; /* the last round's: the load changes */
+        /* Resize the batches from this round (the same on every rank): the calls' times change
+         * with the load, and a loaded machine's barriers wait for descheduled ranks, which the
+         * model cannot see: its time is scaled to the round's wall time. */
+        double model = round_time(r, per_call, bar, iters);
+        for (int i = 0; i < n; i++) per_call[i] = glob[i] > 1e-8 ? glob[i] : 1e-8;
+        double stretch = model > 0 && glob[n] > model ? glob[n] / model : 1;
         double left = r->budget - spent;
         if (left < 0.25 * r->budget) left = 0.25 * r->budget;
         int rem = rounds - q - 1;
         if (rem > 0) {
-            k = left / (rem * per_iter);
+            k = calls_within(r, per_call, bar, left / rem / stretch);
             if (k < 1) {
                 k = 1;
-                int fit = q + 1 + (int)(left / per_iter);
+                int fit = q + 1 + (int)(left / (stretch * round_time(r, per_call, bar, 1)));
                 if (fit < rounds) rounds = fit < min_rounds ? min_rounds : fit;
             }
-            iters = (int)(k > 100000 ? 100000 : k);
+            iters = k;
         }
     }
     for (int i = 0; i < n; i++) {
