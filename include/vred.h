@@ -103,6 +103,9 @@ VRED_API vred_isa vred_isa_from_name(const char *name);
  * VRED_ERR_ISA for an ISA of another architecture. Reductions running meanwhile finish with the
  * old or the new kernels. The VRED_ISA variable does this at load. */
 VRED_API int vred_isa_cap(vred_isa cap);
+/* The CPU as the OS names it, with what tells models apart under one name: "AMD EPYC (family 25
+ * model 1)" on x86, implementer and part on Arm, "unknown CPU" where the OS does not say. */
+VRED_API void vred_cpu_name(char *buf, size_t size);
 
 #ifdef __cplusplus
 }

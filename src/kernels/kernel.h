@@ -113,6 +113,9 @@ typedef struct {
 } vred_cpu_features;
 
 const vred_cpu_features *vred_cpu(void);
+/* The value of the first processor's /proc/cpuinfo line `key` (cpu_id.c) into buf; its length,
+ * 0 (and "") without one. */
+size_t vred_cpuinfo(const char *key, char *buf, size_t size);
 unsigned vred_sve_vector_bits(void); /* sve.c: svcntb() * 8 */
 int vred_isa_supported(vred_isa isa); /* by the CPU, the OS and this build (dispatch.c) */
 /* The checks of the ISAs in dispatch.c's list (cpu.c): the CPU and the OS run the instructions

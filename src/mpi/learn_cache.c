@@ -30,34 +30,26 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "kernels/kernel.h"
 #include "mpi/learn.h"
 
-/* The first processor's identity lines of /proc/cpuinfo (x86: vendor, family, model, stepping,
- * name; Arm: implementer, variant, part, revision). */
+/* The first processor's identity lines of /proc/cpuinfo, in the file's order (x86: vendor, family,
+ * model, name, stepping; Arm: implementer, variant, part, revision), '/'-separated, each up to a
+ * ';' (the key's separator). */
 static void cpu_id(char *buf, size_t size)
 {
-    static const char *const fields[] = {"vendor_id", "cpu family", "model", "stepping",
-                                         "model name", "CPU implementer", "CPU variant",
+    static const char *const fields[] = {"vendor_id", "cpu family", "model", "model name",
+                                         "stepping", "CPU implementer", "CPU variant",
                                          "CPU part", "CPU revision"};
     size_t used = 0;
     buf[0] = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f) && line[0] != '\n') {
-        char *colon = strchr(line, ':');
-        if (!colon) continue;
-        size_t n = (size_t)(colon - line);
-        while (n && (line[n - 1] == ' ' || line[n - 1] == '\t')) n--;
-        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-            if (strlen(fields[i]) != n || strncmp(line, fields[i], n)) continue;
-            char *v = colon + 1 + strspn(colon + 1, " \t");
-            v[strcspn(v, "\n;")] = 0;
-            int w = snprintf(buf + used, size - used, "%s%s", used ? "/" : "", v);
-            if (w > 0 && (size_t)w < size - used) used += (size_t)w;
-        }
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        char v[256];
+        if (!vred_cpuinfo(fields[i], v, sizeof v)) continue;
+        v[strcspn(v, ";")] = 0;
+        int w = snprintf(buf + used, size - used, "%s%s", used ? "/" : "", v);
+        if (w > 0 && (size_t)w < size - used) used += (size_t)w;
     }
-    fclose(f);
 }
 
 /* This library's file: a rebuild gives a new key. */

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <strings.h>
 #include "vred.h"
 
 static int bench_cmp_double(const void *a, const void *b)
@@ -153,40 +152,18 @@ static void bench_buffers_desc(const bench_mode *m, const void *s, const void *r
              (unsigned)((uintptr_t)r % 64));
 }
 
-/* The value of a /proc/cpuinfo line "key<tabs>: value" (its first), or "" without one. */
-static void bench_cpuinfo(const char *key, char *buf, size_t n)
-{
-    buf[0] = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    size_t k = strlen(key);
-    while (fgets(line, sizeof line, f)) {
-        if (strncasecmp(line, key, k) || !strchr(line, ':')) continue;
-        if (strspn(line + k, " \t") + k != (size_t)(strchr(line, ':') - line)) continue;
-        char *c = strchr(line, ':') + 1;
-        c += strspn(c, " \t");
-        c[strcspn(c, "\n")] = 0;
-        snprintf(buf, n, "%s", c);
-        break;
-    }
-    fclose(f);
-}
-
-/* The CPU: its model name and, where the kernel gives them (x86), family and model, since a
- * virtual machine's name alone ("AMD EPYC") is the same for a Zen 3 and a Zen 5; then the best
- * ISA vred has here. Commas replaced (CSV-safe); "unknown CPU" without a name. */
+/* The CPU (vred_cpu_name: the name, and family and model where the kernel gives them, since a
+ * virtual machine's name alone, "AMD EPYC", is the same for a Zen 3 and a Zen 5), then the best
+ * ISA vred has here, in the name's parentheses: "AMD EPYC (family 25 model 1; avx2)". Commas
+ * replaced (CSV-safe). */
 static void bench_cpu_model(char *buf, size_t n)
 {
-    char name[128], fam[16], model[16];
-    bench_cpuinfo("model name", name, sizeof name);
-    bench_cpuinfo("cpu family", fam, sizeof fam);
-    bench_cpuinfo("model", model, sizeof model);
-    if (fam[0] && model[0])
-        snprintf(buf, n, "%s (family %s model %s; %s)", name[0] ? name : "unknown CPU", fam, model,
-                 vred_isa_name(vred_isa_best()));
-    else
-        snprintf(buf, n, "%s (%s)", name[0] ? name : "unknown CPU", vred_isa_name(vred_isa_best()));
+    char name[256];
+    vred_cpu_name(name, sizeof name);
+    size_t len = strlen(name);
+    const char *isa = vred_isa_name(vred_isa_best());
+    if (len && name[len - 1] == ')') snprintf(buf, n, "%.*s; %s)", (int)(len - 1), name, isa);
+    else snprintf(buf, n, "%s (%s)", name, isa);
     for (char *q = buf; *q; q++)
         if (*q == ',') *q = ';';
 }

@@ -42,28 +42,6 @@ static void print_size(char *buf, size_t n, unsigned long long bytes)
         snprintf(buf, n, "%llu B", bytes);
 }
 
-static void cpu_model(char *buf, size_t n)
-{
-    snprintf(buf, n, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        /* x86: "model name"; aarch64: "CPU part" is a number, so take "model name" if any */
-        if (strncmp(line, "model name", 10) == 0) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ' || *c == '\t') c++;
-                c[strcspn(c, "\n")] = 0;
-                snprintf(buf, n, "%s", c);
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
-
 static void print_build(void)
 {
     printf("vred %d.%d\n", VRED_VERSION_MAJOR, VRED_VERSION_MINOR);
@@ -104,10 +82,10 @@ static void print_cpu(void)
 {
     const vred_cpu_features *f = vred_cpu();
     char model[256];
-    cpu_model(model, sizeof model);
+    vred_cpu_name(model, sizeof model);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     printf("\nCPU\n");
-    printf("  model:           %s (%ld online)\n", model, online);
+    printf("  model:           %s, %ld online\n", model, online);
 #if defined(__x86_64__) || defined(__i386__)
     printf("  features:        sse4.1 %s, avx %s, avx2 %s, f16c %s, fma %s\n", yesno(f->sse41),
            yesno(f->avx), yesno(f->avx2), yesno(f->f16c), yesno(f->fma));
