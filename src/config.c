@@ -79,6 +79,11 @@ static const char *accepted(const knob *kb)
     return kb->kind == KNOB_ALG ? alg_accepted[kb->lo] : kb->accepted;
 }
 static void apply_nt(vred_config *c, long i, const char *t) { (void)t; c->nt = (vred_nt_mode)i; }
+static void apply_copy_skew(vred_config *c, long i, const char *t)
+{
+    (void)t;
+    c->copy_skew = (vred_skew_mode)i;
+}
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
 static void apply_cma(vred_config *c, long i, const char *t) { (void)t; c->cma = i == 0; }
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
@@ -181,6 +186,10 @@ static const knob knobs[] = {
      "streaming stores in shared-memory copies: auto = out of a bank when the working set "
      "exceeds the cache, into one where ordinary stores measure slow; on = always; off = never",
      0, 0},
+    {"VRED_COPY_SKEW", KNOB_ENUM, "auto|slow|fast", "auto", apply_copy_skew,
+     "copies whose destination sits 1-63 bytes past the source in its page (the CPU's string "
+     "copy crawls there on AMD Zen): auto = measured per distance at first need; slow = always "
+     "route the MPI's and cross-memory attach copies around them; fast = never", 0, 0},
     {"VRED_SOCKETS", KNOB_INT, "0..64", "0", apply_sockets,
      "split each node's ranks into k socket groups (testing); 0 = hwloc's packages", 0, 64},
     {"VRED_SHM_SLICE", KNOB_INT, "0..67108864", "0", apply_slice,

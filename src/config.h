@@ -35,6 +35,10 @@ typedef enum {
 /* VRED_NT: non-temporal (streaming) stores in shared-memory copies. */
 typedef enum { VRED_NT_AUTO, VRED_NT_ON, VRED_NT_OFF } vred_nt_mode;
 
+/* VRED_COPY_SKEW: whether copies whose destination sits 1-63 bytes past their source in a page
+ * are slow for the CPU's string copy (local/copy.h, vred_copy_skew_slow): measured, or pinned. */
+typedef enum { VRED_SKEW_AUTO, VRED_SKEW_SLOW, VRED_SKEW_FAST } vred_skew_mode;
+
 /* VRED_STATS: what libvred-mpi prints at MPI_Finalize (src/mpi/stats.c): nothing, each process
  * its own lines, rank 0 every rank's lines, or rank 0 the sums over all ranks. */
 typedef enum { VRED_STATS_OFF, VRED_STATS_ON, VRED_STATS_GATHER, VRED_STATS_SUM } vred_stats_mode;
@@ -54,6 +58,7 @@ typedef struct {
     int node_size;           /* VRED_NODE_SIZE: k consecutive ranks form a node; 0 = real nodes */
     vred_alg alg[VRED_COLL_COUNT]; /* VRED_<COLLECTIVE>_ALG */
     vred_nt_mode nt;         /* VRED_NT */
+    vred_skew_mode copy_skew; /* VRED_COPY_SKEW */
     int shm;                 /* VRED_SHM: 0 = never use a shared region (point-to-point only) */
     int cma;                 /* VRED_CMA: 0 = never read a peer's memory (cross-memory attach) */
     int sockets;             /* VRED_SOCKETS: split each node's ranks into k groups; 0 = hwloc */

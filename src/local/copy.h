@@ -40,6 +40,14 @@ void vred_copy_set_string_form(int form);
  * mod 4096 is 1..63 (Zen 2-4 run it several times slower there; see copy.c). */
 int vred_copy_string(void *dst, const void *src, size_t n);
 
+/* 1 if a copy by the CPU's string copy (x86_64 `rep movsb`, which glibc's memcpy uses from 2 KiB
+ * to a few MiB and the kernel uses for cross-memory attach at every size) runs several times
+ * slower where (dst - src) mod 4096 is `skew` than at 0: on AMD Zen for skews up to 15 (Zen 4)
+ * or 31 (Zen 3), 4 KiB aliasing between its loads and stores. Measured at the first question for
+ * each skew 1..63 (copy.c); 0 for other skews, on other architectures and without fast strings.
+ * VRED_COPY_SKEW=slow|fast pins the answer for every skew 1..63. */
+int vred_copy_skew_slow(size_t skew);
+
 /* Orders earlier streaming stores before later stores (sfence on x86; a no-op where streaming
  * stores are ordinary stores). */
 void vred_copy_fence(void);

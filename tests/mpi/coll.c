@@ -233,7 +233,10 @@ static void fmt_elem(char *b, size_t bs, const unsigned char *p, const tinfo *t)
 static unsigned char canary(size_t i) { return (unsigned char)(0x5Au + 37u * (unsigned)i); }
 
 /* A buffer with a canary region of PAD bytes before and GUARD after the `bytes` payload,
- * starting `off` bytes past a 64-byte boundary. */
+ * starting `off` bytes past a 64-byte boundary, PAD + off past a page's start: the ranks' and
+ * buffers' page offsets then differ by the offsets' differences, which puts copies 1-7 bytes
+ * past their source in a page (the string copy's slow skews, that vred routes around:
+ * VRED_COPY_SKEW, tests mpi_coll_*_skew) among the cases. */
 enum { PAD = 64, GUARD = 64 };
 typedef struct {
     unsigned char *base, *p;
@@ -243,7 +246,7 @@ static void buf_alloc(buf *b, size_t bytes, int off)
 {
     b->bytes = bytes;
     b->total = PAD + 8 + bytes + GUARD;
-    b->base = aligned_alloc(64, (b->total + 63) / 64 * 64);
+    b->base = aligned_alloc(4096, (b->total + 4095) / 4096 * 4096);
     if (!b->base) {
         fprintf(stderr, "rank %d: out of memory (%zu bytes)\n", wrank, b->total);
         MPI_Abort(MPI_COMM_WORLD, 2);

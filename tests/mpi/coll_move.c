@@ -85,7 +85,11 @@ static void fill(unsigned char *p, size_t n, long c, int rank)
     for (size_t i = 0; i < n; i++) p[i] = data_byte(c, rank, i);
 }
 
-/* A payload of `bytes` at `off` past a 64-byte boundary, PAD canary bytes each side. */
+/* A payload of `bytes` at `off` past a 64-byte boundary, PAD canary bytes each side; PAD + off
+ * past a page's start, so that the skews of the copies between the ranks' buffers follow from
+ * the offsets (a bcast's receivers 16-48 bytes past the root where off is 13; an allgather's
+ * blocks of 65537 bytes 1 byte apart): skews 1-63, which vred routes around where the string
+ * copy is slow there (VRED_COPY_SKEW; tests mpi_coll_move_*_skew). */
 enum { PAD = 64 };
 typedef struct {
     unsigned char *base, *p;
@@ -95,7 +99,7 @@ static unsigned char canary(size_t i) { return (unsigned char)(0xA5u + 29u * (un
 static void buf_alloc(buf *b, size_t bytes, int off)
 {
     b->total = PAD + (size_t)off + bytes + PAD;
-    b->base = aligned_alloc(64, (b->total + 63) / 64 * 64);
+    b->base = aligned_alloc(4096, (b->total + 4095) / 4096 * 4096);
     if (!b->base) {
         fprintf(stderr, "rank %d: out of memory\n", wrank);
         MPI_Abort(MPI_COMM_WORLD, 2);

@@ -17,6 +17,11 @@
  * where (dst - src) mod 4096 is 1..63, and wherever the CPU reports no fast strings (or is not
  * x86_64), and copy everywhere else on a CPU that does.
  *
+ * The skew question (vred_copy_skew_slow): never slow at skews 0 and from 64 on, an answer that
+ * does not change when asked again, every skew 1..63 slow under VRED_COPY_SKEW=slow and none
+ * under fast, none off x86_64 or without fast strings. `test_copy skew` runs this part alone
+ * (the tests under each VRED_COPY_SKEW).
+ *
  * The rule: with VRED_NT unset (auto), use_nt(0, huge) = 0, use_nt(1, 1) = 0, use_nt(1, 1 TiB)
  * = 1; with VRED_NT=on/off the overrides. The topology: sizes > 0, sockets >= 1, my socket in
  * range, C >= the last-level cache.
@@ -170,9 +175,39 @@ static void check_topo(void)
     CHECK(me >= -1 && me < t->sockets, "my socket %d", me);
 }
 
-int main(void)
+static void check_skew(void)
+{
+    vred_skew_mode mode = vred_config_get()->copy_skew;
+    static const size_t never[] = {0, 64, 65, 100, 2048, 4095, 4096, 4096 + 64};
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++)
+        CHECK(!vred_copy_skew_slow(never[i]), "skew %zu slow", never[i]);
+    char slow[64 * 4] = "";
+    size_t len = 0;
+    for (size_t k = 1; k < 64; k++) {
+        int v = vred_copy_skew_slow(k);
+        CHECK(v == 0 || v == 1, "skew %zu: %d", k, v);
+        CHECK(vred_copy_skew_slow(k) == v && vred_copy_skew_slow(k + 4096) == v,
+              "skew %zu: another answer when asked again", k);
+        if (mode == VRED_SKEW_SLOW) CHECK(v == 1, "skew %zu fast under VRED_COPY_SKEW=slow", k);
+        if (mode == VRED_SKEW_FAST) CHECK(v == 0, "skew %zu slow under VRED_COPY_SKEW=fast", k);
+#if defined(__x86_64__)
+        if (mode == VRED_SKEW_AUTO && !vred_cpu()->erms) CHECK(v == 0, "skew %zu slow without fast strings", k);
+#else
+        if (mode == VRED_SKEW_AUTO) CHECK(v == 0, "skew %zu slow off x86_64", k);
+#endif
+        if (v && len < sizeof slow - 8) len += (size_t)snprintf(slow + len, sizeof slow - len, " %zu", k);
+    }
+    printf("  string copy slow at skews:%s (VRED_COPY_SKEW mode %d)\n", len ? slow : " none", (int)mode);
+}
+
+int main(int argc, char **argv)
 {
     quick = getenv("VRED_TEST_QUICK") && atoi(getenv("VRED_TEST_QUICK"));
+    if (argc > 1 && !strcmp(argv[1], "skew")) {
+        check_skew();
+        printf("%ld checks: %ld passed, %ld failed\n", passed + failed, passed, failed);
+        return failed ? 1 : 0;
+    }
     printf("vred copy test: best ISA %s%s\n", vred_isa_name(vred_isa_best()), quick ? " (quick)" : "");
     bufsize = (1u << 20) + 3 + 2 * GUARD + 128;
     srcbuf = aligned_alloc(4096, bufsize + 4096 - bufsize % 4096);
@@ -182,6 +217,7 @@ int main(void)
 
     check_topo();
     check_rule();
+    check_skew();
     /* every ISA the CPU runs: the cap picks the streaming body (SSE2 below AVX2) */
     const vred_isa *caps;
     size_t ncaps = vred_isa_ladder(&caps);

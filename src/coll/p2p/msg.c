@@ -21,6 +21,7 @@
 #include "coll/p2p/msg.h"
 #include "coll/p2p/wait.h"
 #include "coll/fail.h"
+#include "local/copy.h"
 #include "local/sparse.h"
 
 enum {
@@ -269,18 +270,19 @@ static int overlaps(const void *p, size_t pb, const void *q, size_t qb)
  * Would the MPI's copy of the peer's segment into out be slow? The peer sends its own copy of
  * the block that `local` holds here (every rank lays out its buffers alike, as SPMD programs
  * and malloc do), so its source sits where local does in its page. Copies whose destination is
- * 1-15 bytes past its source in the page run at a fraction of their speed on AMD Zen (`rep
- * movsb`, in glibc's memcpy and in the kernel's copy that single-copy transports use;
- * docs/kernels.md, "Alignment"): a u8 allreduce at 1 MiB with the send buffer page-aligned and
- * the receive buffer at 1 took 2.1-3.7x its aligned time in ring, binomial and recdbl (Open MPI
- * 4.1, Zen 4). Such segments land in page-aligned scratch instead, and the fold reads them from
- * there (three memory streams where two would do, far cheaper than the slow copy). Between
- * nodes the data comes from a socket, not from the peer's buffer: no such pair.
+ * a few bytes past its source in the page run at a fraction of their speed on AMD Zen (`rep
+ * movsb`, in glibc's memcpy and in the kernel's copy that single-copy transports use; skews
+ * 1-15 on Zen 4, 1-31 on Zen 3, as this CPU measures: vred_copy_skew_slow): a u8 allreduce at
+ * 1 MiB with the send buffer page-aligned and the receive buffer at 1 took 2.1-3.7x its aligned
+ * time in ring, binomial and recdbl (Open MPI 4.1, Zen 4), and on Zen 3 every point-to-point
+ * algorithm ran at 0.20-0.50x with the receive buffer at 16 (f32, 64 KiB-1 MiB). Such segments
+ * land in page-aligned scratch instead, and the fold reads them from there (three memory
+ * streams where two would do, far cheaper than the slow copy). Between nodes the data comes
+ * from a socket, not from the peer's buffer: no such pair.
  */
 static int slow_copy_pair(const void *out, const void *local)
 {
-    size_t d = ((uintptr_t)out - (uintptr_t)local) & 4095;
-    return d >= 1 && d <= 15;
+    return vred_copy_skew_slow((size_t)((uintptr_t)out - (uintptr_t)local));
 }
 
 /*
