@@ -236,9 +236,11 @@ int bc_measure(bc_run *r)
     double *t = malloc(sizeof(double) * (size_t)n * (size_t)rounds), *col = malloc(sizeof(double) * (size_t)rounds);
     for (int q = 0; q < rounds; q++) {
         double w0 = bc_now();
+        int lead[BC_MAX_IMPL];
         for (int j = 0; j < n; j++) {
             int i = (q + ((q & 1) ? n - 1 - j : j)) % n;
-            loc[i] = batch(r, i, iters, lead_calls(per_call, i, iters));
+            lead[i] = lead_calls(per_call, i, iters);
+            loc[i] = batch(r, i, iters, lead[i]);
         }
         loc[n] = bc_now() - w0; /* the round's wall time */
         PMPI_Allreduce(loc, glob, n + 1, MPI_DOUBLE, MPI_MAX, r->comm);
@@ -251,8 +253,11 @@ int bc_measure(bc_run *r)
         /* Resize the batches from this round (the same on every rank): the calls' times change
          * with the load, and a loaded machine's barriers wait for descheduled ranks, which the
          * model cannot see: its time is scaled to the round's wall time. */
-        double model = round_time(r, per_call, bar, iters);
-        for (int i = 0; i < n; i++) per_call[i] = glob[i] > 1e-8 ? glob[i] : 1e-8;
+        double model = 0;
+        for (int i = 0; i < n; i++) {
+            per_call[i] = glob[i] > 1e-8 ? glob[i] : 1e-8;
+            model += (double)(iters + lead[i]) * per_call[i] + (r->barrier_each ? iters : 1) * bar;
+        }
         double stretch = model > 0 && glob[n] > model ? glob[n] / model : 1;
         double left = r->budget - spent;
         if (left < 0.25 * r->budget) left = 0.25 * r->budget;
