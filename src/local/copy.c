@@ -147,11 +147,10 @@ int vred_copy_string(void *dst, const void *src, size_t n)
  * process_vm_readv 1.6 against 8.3 GB/s at 1-31, 0.88-0.93x at 32-63; Zen 4: 1-15 slow. So the
  * window differs between CPUs of one family, and the answer is the CPU's.
  */
+#if defined(__x86_64__)
 enum { SKEW_BYTES = 16 << 10, SKEW_ROUNDS = 5 };
 static const double SKEW_SLOW = 2.0;
 static unsigned char skew_verdict[64]; /* 0 not measured, 1 fast, 2 slow */
-
-#if defined(__x86_64__)
 static double seconds(void);
 
 static void rep_movsb(void *dst, const void *src, size_t n)
