@@ -119,6 +119,13 @@ static void line_copy(unsigned char *d, const unsigned char *s, size_t n, int nt
 }
 #endif
 
+#if defined(__x86_64__)
+static void rep_movsb(void *dst, const void *src, size_t n)
+{
+    __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+}
+#endif
+
 /* `rep movsb` on AMD Zen 2-4 runs at ~3.5 GB/s instead of ~55 where (dst - src) mod 4096 is
  * 1..15 and at 0.6-0.8x where it is 33..63 (the file comment); Zen 5 at about half its rate
  * there (256 KiB into destinations out of the private caches, skews 8-48: 4.4-4.8 us against
@@ -130,7 +137,7 @@ int vred_copy_string(void *dst, const void *src, size_t n)
 #if defined(__x86_64__)
     size_t skew = (size_t)((uintptr_t)dst - (uintptr_t)src) & 4095;
     if (n < LINE_MIN || (skew >= 1 && skew <= 63) || !vred_cpu()->erms) return 0;
-    __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+    rep_movsb(dst, src, n);
     return 1;
 #else
     (void)dst, (void)src, (void)n;
@@ -152,11 +159,6 @@ enum { SKEW_BYTES = 16 << 10, SKEW_ROUNDS = 5 };
 static const double SKEW_SLOW = 2.0;
 static unsigned char skew_verdict[64]; /* 0 not measured, 1 fast, 2 slow */
 static double seconds(void);
-
-static void rep_movsb(void *dst, const void *src, size_t n)
-{
-    __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
-}
 
 static int measure_skew(size_t skew)
 {
