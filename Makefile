@@ -65,7 +65,7 @@ test-aarch64:
 # `make bench`: a few minutes (1 min 41 s on the 2-core VM, fresh clone, build included): what vred
 # uses on this CPU, MPI_Reduce_local and the collectives against the MPI underneath, one summary
 # table; tables, CSV and PNGs in bench/results/. `make bench-full`: the long sweeps (all sizes,
-# every algorithm, validated). `make report`: every experiment of bench/REPORT.md (~35 min) and
+# every algorithm, validated). `make report`: every experiment of bench/REPORT.md (~1 h) and
 # the report regenerated from them (QUICK=1: a smoke test of the pipeline).
 bench:
 	@echo "== [1/5] dependencies (scripts/install-deps.sh bench)"

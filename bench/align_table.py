@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How far each vred algorithm is from its own aligned speed (issue 16, "any alignment, full
 speed"): `vred-bench coll --offset S/R --csv` runs at several offsets (bench/run_align.sh), the
-first at 0/0. Per collective, algorithm and size: time at 0/0 / time at the offset (1: as fast
+first at 0/0, and `vred-bench local` runs (MPI_Reduce_local, warm and cold) at the same offsets. Per collective, algorithm and size: time at 0/0 / time at the offset (1: as fast
 as aligned; < 1: slower). Prints one row per (collective, algorithm, size) with every offset,
 then the worst ratio per algorithm and every cell under the floor (default 0.9). The MPI's own
 column is shown too, for comparison (it is not vred's to fix).
@@ -18,10 +18,26 @@ An alignment loss is in every round and so also in the fastest one.
 import csv
 import os
 import sys
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers_table import size_name  # noqa: E402
+
+# What compare() finds: the header's facts (from the 0/0 run's first row), the offsets' names,
+# one row per (collective, impl, size) with its ratio at each offset (None: not measured), the
+# worst ratio per (collective, impl) with where it was, and vred's cells under the floor.
+Result = namedtuple("Result", "first ref_name names rows worst under")
+
+
+def keyed(r):
+    """(collective, impl, size) -> time in us of one CSV row. vred-bench coll rows give one
+    implementation each; vred-bench local rows (MPI_Reduce_local, one process) give vred's and
+    the MPI's time side by side, under the collective `reduce_local warm` or `reduce_local cold`."""
+    size = int(r["size_bytes"])
+    if "impl" in r:
+        return [((r["collective"], r["impl"], size), float(r["median_us"]))]
+    coll = f"reduce_local {r['mode']}"
+    return [((coll, "vred", size), float(r["vred_us"])), ((coll, "mpi", size), float(r["mpi_us"]))]
 
 
 def load(paths):
@@ -31,13 +47,54 @@ def load(paths):
     for path in paths.split(","):
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
-                key = (r["collective"], r["impl"], int(r["size_bytes"]))
-                rows.setdefault(key, dict(r))
-                times.setdefault(key, []).append(float(r["median_us"]))
+                for key, t in keyed(r):
+                    rows.setdefault(key, dict(r))
+                    times.setdefault(key, []).append(t)
     for key, ts in times.items():
         rows[key]["median_us"] = str(min(ts))
         rows[key]["rounds"] = str(len(ts))
     return rows
+
+
+def compare(runs, floor=0.9):
+    """runs: [(offset name, load(...))], the aligned reference first."""
+    (ref_name, ref), others = runs[0], runs[1:]
+    worst, under, out = OrderedDict(), [], []
+    for key, r0 in ref.items():
+        coll, impl, size = key
+        t0 = float(r0["median_us"])
+        ratios = []
+        for name, run in others:
+            r = run.get(key)
+            ratio = t0 / float(r["median_us"]) if r and t0 > 0 and float(r["median_us"]) > 0 else None
+            ratios.append(ratio)
+            if ratio is None:
+                continue
+            w = worst.get((coll, impl))
+            if w is None or ratio < w[0]:
+                worst[(coll, impl)] = (ratio, f"{size_name(size)} at {name}")
+            if ratio < floor and impl != "mpi":
+                under.append((coll, impl, size, name, ratio))
+        out.append((coll, impl, size, ratios))
+    return Result(next(iter(ref.values())), ref_name, [n for n, _ in others], out, worst, under)
+
+
+def header(res):
+    f = res.first
+    ranks = f.get("ranks", "1")
+    what = f"{f['type']} {f['op']}, {ranks} rank{'' if ranks == '1' else 's'}"
+    return (f"{what}, {f.get('sync', 'back-to-back')}, {f['mpi_library'].split(';')[0]}, {f.get('cpu', '?')}; "
+            f"ratio = time at {res.ref_name} / time at the offset; the fastest of {f['rounds']} round(s) "
+            "(each a median), offsets taken in turn")
+
+
+def table_lines(res):
+    lines = ["| collective | alg | size | " + " | ".join(res.names) + " |",
+             "| --- | --- | ---: | " + " | ".join("---:" for _ in res.names) + " |"]
+    for coll, impl, size, ratios in res.rows:
+        cells = ["" if v is None else f"{v:.2f}" for v in ratios]
+        lines.append(f"| {coll} | {impl} | {size_name(size)} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def main(argv):
@@ -47,42 +104,17 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    runs = [(a.partition("=")[0], load(a.partition("=")[2])) for a in argv]
-    (ref_name, ref), others = runs[0], runs[1:]
-    first = next(iter(ref.values()))
-    print(f"{first['type']} {first['op']}, {first['ranks']} ranks, {first['sync']}, "
-          f"{first['mpi_library'].split(';')[0]}, {first.get('cpu', '?')}; "
-          f"ratio = time at {ref_name} / time at the offset; the fastest of {first['rounds']} round(s) "
-          "(each a median), offsets taken in turn")
+    res = compare([(a.partition("=")[0], load(a.partition("=")[2])) for a in argv], floor)
+    print(header(res))
     print()
-    print("| collective | alg | size | " + " | ".join(n for n, _ in others) + " |")
-    print("| --- | --- | ---: | " + " | ".join("---:" for _ in others) + " |")
-    worst = OrderedDict()
-    under = []
-    for key, r0 in ref.items():
-        coll, impl, size = key
-        t0 = float(r0["median_us"])
-        cells = []
-        for name, run in others:
-            r = run.get(key)
-            if not r or t0 <= 0:
-                cells.append("")
-                continue
-            ratio = t0 / float(r["median_us"])
-            cells.append(f"{ratio:.2f}")
-            w = worst.get((coll, impl))
-            if w is None or ratio < w[0]:
-                worst[(coll, impl)] = (ratio, f"{size_name(size)} at {name}")
-            if ratio < floor and impl != "mpi":
-                under.append(f"{coll} {impl} {size_name(size)} at {name}: {ratio:.2f}")
-        print(f"| {coll} | {impl} | {size_name(size)} | " + " | ".join(cells) + " |")
+    print("\n".join(table_lines(res)))
     print()
     print("worst ratio per algorithm:")
-    for (coll, impl), (ratio, where) in worst.items():
+    for (coll, impl), (ratio, where) in res.worst.items():
         print(f"  {coll:22s} {impl:9s} {ratio:.2f} ({where})")
-    print(f"vred cells under {floor}: {len(under)}")
-    for u in under:
-        print("  " + u)
+    print(f"vred cells under {floor}: {len(res.under)}")
+    for coll, impl, size, name, ratio in res.under:
+        print(f"  {coll} {impl} {size_name(size)} at {name}: {ratio:.2f}")
     return 0
 
 

@@ -27,6 +27,7 @@ import textwrap
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import align_table  # noqa: E402
 import bench_mode  # noqa: E402
 import peers_table  # noqa: E402
 
@@ -1142,13 +1143,75 @@ def exp_peers(R):
                       "memory bandwidth (large); per-call overhead (small)"))
 
 
+# ---- 11: every algorithm at every offset ---------------------------------------------------------
+
+ALIGN_FLOOR = 0.9  # issue 16, item 1: within 10% of the algorithm's own aligned time
+
+
+def align_runs(d, typ):
+    """[(offset, comma-joined CSVs)] of bench/run_align.sh's files for one type, 0/0 first: its
+    names are openmpi-TYPE-S_R-rK.csv (vred-bench coll) and ...-rK-local.csv (vred-bench local)."""
+    by = defaultdict(list)
+    # The collectives' files before the local ones: the table's rows, and its header's facts
+    # (ranks), come from the first file.
+    for path in sorted(glob.glob(os.path.join(d, f"*-{typ}-*_*-r*.csv")), key=lambda p: (p.endswith("-local.csv"), p)):
+        m = re.search(rf"-{typ}-(\d+)_(\d+)-r\d+(-local)?\.csv$", path)
+        if m:
+            by[f"{m.group(1)}/{m.group(2)}"].append(path)
+    offs = sorted(by, key=lambda o: (o != "0/0", [int(v) for v in o.split("/")]))
+    return [(o, ",".join(by[o])) for o in offs] if "0/0" in by else []
+
+
+def exp_align(R):
+    d = R.header("align", "11. Every algorithm at every offset, against its own aligned time (issue 16)")
+    if not d:
+        return
+    R.w("Not in the papers: each of vred's algorithms forced in turn (`vred-bench coll --algs ...`, 2 ranks, "
+        "SUM, calls back to back), the MPI's own collective beside them, and `MPI_Reduce_local` (vred's kernel "
+        "and the MPI's, one process, warm and cold), with the send and receive buffers S/R bytes past a "
+        "4096-aligned address; ratio = the time at 0/0 / the time at S/R (1: as fast as aligned, < 1: slower). "
+        f"Each offset ran in every round, in turn with the others; each cell is its fastest round. Bar: "
+        f">= {ALIGN_FLOOR} for every vred cell.\n")
+    worst_all, n_cells, n_under, types = None, 0, 0, []
+    for typ in ("f32", "f64", "u8"):
+        runs = align_runs(d, typ)
+        if not runs:
+            continue
+        res = align_table.compare([(o, align_table.load(p)) for o, p in runs], ALIGN_FLOOR)
+        types.append(typ)
+        R.w(f"\n**{typ}** ({align_table.header(res)}):\n")
+        body = []
+        for (coll, impl), (ratio, where) in res.worst.items():
+            body.append([coll, impl, f"{ratio:.2f}", where])
+            if impl != "mpi":
+                n_cells += sum(v is not None for c, i, _, rs in res.rows if (c, i) == (coll, impl) for v in rs)
+                if worst_all is None or ratio < worst_all[0]:
+                    worst_all = (ratio, f"{typ} {coll} {impl} {where}")
+        R.w(table(["collective", "alg", "worst ratio", "where"], body))
+        n_under += len(res.under)
+        if res.under:
+            R.w(f"\nvred cells under {ALIGN_FLOOR}: " + "; ".join(
+                f"{c} {i} {peers_table.size_name(s)} at {o} {v:.2f}" for c, i, s, o, v in res.under) + ".\n")
+        else:
+            R.w(f"\nNo vred cell under {ALIGN_FLOOR}.\n")
+        R.w("\n<details><summary>every cell</summary>\n\n" + "\n".join(align_table.table_lines(res))
+            + "\n\n</details>\n")
+    if not types:
+        R.w("No CSV (see run-*.txt).\n")
+        return
+    R.summary.append(("11 alignment (issue 16)", "-",
+                      f"vred at S/R / at 0/0: worst {worst_all[0]:.2f}x ({worst_all[1]}); {n_under} of {n_cells} "
+                      f"vred cells under {ALIGN_FLOOR} ({', '.join(types)})",
+                      "the string copy's skew window (docs/kernels.md)"))
+
+
 # ---- the report ---------------------------------------------------------------------------------
 
 # The experiments in report order, by the names bench/run_report.sh --only takes.
 EXPERIMENTS = {
     "local": exp_local, "counters": exp_counters, "lammps": exp_lammps, "train": exp_train, "copy": exp_copy,
     "reduce": exp_reduce, "scalar": exp_scalar, "fortran": exp_fortran, "multihost": exp_multihost,
-    "peers": exp_peers,
+    "peers": exp_peers, "align": exp_align,
 }
 
 
@@ -1162,7 +1225,8 @@ def sections(md):
 def splice(old, new_parts, new_summary):
     """old with each numbered section of new_parts, and each summary row of new_summary (its first
     cell starts with the experiment's number), in place of the same experiment's; a section old
-    lacks is appended."""
+    lacks is appended, and its row goes after the rows of lower numbers in the "## Summary"
+    section (none where old has no such section or rows)."""
     new = new_parts.lstrip("\n")
     fresh = sections(new)
     for num, (a, b) in sorted(fresh.items(), key=lambda kv: -int(kv[0])):
@@ -1178,10 +1242,17 @@ def splice(old, new_parts, new_summary):
     for row in new_summary:
         num = row[0].split(" ", 1)[0]
         line = "| " + " | ".join(str(c) for c in row) + " |"
-        for i, l in enumerate(lines):
-            if l.startswith(f"| {num} "):
-                lines[i] = line
-                break
+        same = [i for i, l in enumerate(lines) if l.startswith(f"| {num} ")]
+        if same:
+            lines[same[0]] = line
+            continue
+        # New in the summary: after the rows of lower numbers in its section.
+        top = next((i for i, l in enumerate(lines) if l.startswith("## Summary")), len(lines))
+        end = next((i for i in range(top + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        before = [i for i in range(top, end)
+                  if (m := re.match(r"\| (\d+) \D", lines[i])) and int(m.group(1)) < int(num)]
+        if before:
+            lines.insert(before[-1] + 1, line)
     return "\n".join(lines)
 
 
@@ -1221,10 +1292,10 @@ def main():
     head = []
     head.append("# vred: evidence, next to the papers\n")
     head.append("<!-- GENERATED by bench/report.py from bench/results/report/ -- do not edit; rerun instead. -->\n")
-    head.append("**Regenerate everything** (build, run all ten experiments, rewrite this file and `bench/report/*.png`; "
-                "about 35 minutes on 2 cores): `make report`. Re-render from the results already there: "
+    head.append("**Regenerate everything** (build, run all eleven experiments, rewrite this file and `bench/report/*.png`; "
+                "about an hour on 2 cores): `make report`. Re-render from the results already there: "
                 "`python3 bench/report.py`. One experiment: `bench/run_report.sh --only NAME` "
-                "(local counters lammps train copy reduce scalar fortran multihost peers) measures it and replaces its "
+                "(local counters lammps train copy reduce scalar fortran multihost peers align) measures it and replaces its "
                 "section and summary row here, keeping the others (`python3 bench/report.py --only NAME`: the same "
                 "from the results already there). "
                 "A smoke test of the whole pipeline: `make report QUICK=1`.\n")

@@ -9,6 +9,8 @@
 #                           [--rounds R]
 #   defaults: openmpi, f32, sizes 64K,1M,16M, offsets 4/4,8/8,16/16,32/32,48/48,0/16,16/0,
 #   (16/16 is the issue's "16 mod 4096"; u8: 1/1,0/1 as well), every collective and algorithm, 5 rounds.
+#   --coll takes reduce_local too (in the default list): MPI_Reduce_local, one process, vred's kernel
+#   and the MPI's, warm and cold (vred-bench local --case TYPE:sum), at the same offsets (in S, inout R).
 #   Each round runs every offset once, 0/0 included, starting one offset later than the round
 #   before, and the table takes the fastest of the rounds per cell: the machine's slow spells
 #   (another job, or its two cores' shared-memory traffic dropping to a fifth for seconds:
@@ -18,7 +20,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
 mpi=openmpi type=f32 sizes=64K,1M,16M budget=0.3 out=$root/bench/results/align
-offsets= colls=allreduce,reduce,reduce_scatter_block,bcast,allgather algs= rounds=5
+offsets= colls=allreduce,reduce,reduce_scatter_block,bcast,allgather,reduce_local algs= rounds=5
 while [ $# -gt 0 ]; do
   case $1 in
     --mpi) mpi=$2; shift 2 ;;
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     --budget) budget=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "run_align.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -39,13 +41,19 @@ if [ -z "$offsets" ]; then
   [ "$type" != u8 ] || offsets=1/1,0/1,$offsets
 fi
 case $mpi in
-  openmpi) run=(mpirun.openmpi --allow-run-as-root -np 2) ;;
-  mpich) run=(mpirun.mpich -np 2) ;;
+  openmpi) run=(mpirun.openmpi --allow-run-as-root -np 2) one=(mpirun.openmpi --allow-run-as-root -np 1) ;;
+  mpich) run=(mpirun.mpich -np 2) one=(mpirun.mpich -np 1) ;;
   *) echo "run_align.sh: --mpi openmpi|mpich" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
-args=(coll --coll "$colls" --type "$type" --sizes "$sizes" --budget "$budget")
+# reduce_local is vred-bench local's (one process); the rest vred-bench coll's (2 ranks).
+local=0 cl=()
+for c in ${colls//,/ }; do
+  if [ "$c" = reduce_local ]; then local=1; else cl+=("$c"); fi
+done
+args=(coll --coll "$(IFS=,; echo "${cl[*]}")" --type "$type" --sizes "$sizes" --budget "$budget")
 [ -z "$algs" ] || args+=(--algs "$algs")
+largs=(local --case "$type:sum" --sizes "$sizes" --budget "$budget")
 offs=(0/0 ${offsets//,/ })
 declare -A files
 for r in $(seq 1 "$rounds"); do
@@ -53,8 +61,14 @@ for r in $(seq 1 "$rounds"); do
     off=${offs[$(( (k + r - 1) % ${#offs[@]} ))]}
     csv=$out/$mpi-$type-${off//\//_}-r$r.csv
     echo "== $mpi $type round $r/$rounds offset $off ($(uptime | sed 's/.*load average/load/'))"
-    "${run[@]}" "$build/$mpi/vred-bench" "${args[@]}" --offset "$off" --csv "$csv" >/dev/null
-    files[$off]=${files[$off]:+${files[$off]},}$csv
+    if [ ${#cl[@]} -gt 0 ]; then
+      "${run[@]}" "$build/$mpi/vred-bench" "${args[@]}" --offset "$off" --csv "$csv" >/dev/null
+      files[$off]=${files[$off]:+${files[$off]},}$csv
+    fi
+    if [ $local = 1 ]; then
+      "${one[@]}" "$build/$mpi/vred-bench" "${largs[@]}" --offset "$off" --csv "${csv%.csv}-local.csv" >/dev/null
+      files[$off]=${files[$off]:+${files[$off]},}${csv%.csv}-local.csv
+    fi
   done
 done
 pairs=()

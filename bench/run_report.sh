@@ -4,7 +4,7 @@
 # (bench/report.py). `make report` runs this after building.
 #
 # usage: bench/run_report.sh [--build DIR] [--peers-build DIR] [--out DIR] [--only LIST] [--quick] [--no-report]
-#   --only LIST   a subset of: local counters lammps train copy reduce scalar fortran multihost peers (default
+#   --only LIST   a subset of: local counters lammps train copy reduce scalar fortran multihost peers align (default
 #                 all), run in the order given; the report then replaces those experiments'
 #                 sections of bench/REPORT.md and keeps the others (bench/report.py --only)
 #   --peers-build DIR  vred built against the PyPI MPIs (`make peers`; default $PEERS_BUILD or build-peers)
@@ -14,8 +14,8 @@
 # Results: bench/results/report/<experiment>/ (not versioned): every experiment's raw output,
 # CSV, the exact commands (commands.txt) and the machine's load before and after (load.txt);
 # bench/results/report/machine.txt (CPU, vred-info, MPIs, git revision). The full run takes
-# about 35 minutes on the project's 2-core VM. Every vred-bench run is in its default measuring
-# mode, the way applications call: calls back to back (one barrier per timed batch, none per call,
+# about an hour on the project's 2-core VM (the alignment sweep alone ~25 min). Every vred-bench
+# run is in its default measuring mode, the way applications call: calls back to back (one barrier per timed batch, none per call,
 # as IMB and OSU) on buffers from malloc; the CSVs record it (columns sync, buffers, cpu) and
 # bench/report.py says it in the report and its figures.
 #
@@ -43,6 +43,8 @@
 #               `make peers`, PyPI's Open MPI 5, MPICH 5 and Intel MPI; each alone and vred over it,
 #               2 ranks, 5 collectives, 4 KiB-64 MiB (bench/run_peers.sh). A PyPI MPI not installed
 #               or not built is named in peers/missing.txt and in the report, not measured
+#  11 align     every vred algorithm and MPI_Reduce_local at send/receive offsets against its own
+#               0/0 time (issue 16, item 1): f32, f64, u8 (bench/run_align.sh), over Open MPI
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,7 +65,7 @@ while [ $# -gt 0 ]; do
     *) echo "run_report.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-all=(local counters lammps train copy reduce scalar fortran multihost peers)
+all=(local counters lammps train copy reduce scalar fortran multihost peers align)
 if [ "$only" = all ]; then sel=("${all[@]}"); else IFS=', ' read -r -a sel <<<"$only"; fi
 for e in "${sel[@]}"; do
   [[ " ${all[*]} " == *" $e "* ]] || { echo "run_report.sh: unknown experiment '$e' (${all[*]})" >&2; exit 2; }
@@ -303,6 +305,22 @@ x_peers() {
   run peers env BUILD="$B" PEERS_BUILD="$PB" "$root/bench/run_peers.sh" --out "$out/peers" "${opt[@]}" "${names[@]}" \
     >"$o/run.txt" 2>&1 || failed+=(peers)
   end peers
+}
+
+# ---- 11: every algorithm at every offset against its own aligned time ------------------------------
+x_align() {
+  begin align "every vred algorithm at send/receive offsets (issue 16)"
+  o=$out/align
+  local t sizes=4K,64K,1M,16M,64M rounds=3 opt=()
+  [ $lite = 1 ] && sizes=64K,1M,16M
+  [ $quick = 1 ] && sizes=64K,1M rounds=1 opt=(--offsets 16/16,0/16)
+  for t in f32 f64 u8; do
+    # The MPI's and vred's columns at each offset, fastest round per cell (run_align.sh says why).
+    run align env BUILD="$B" "$root/bench/run_align.sh" --type $t --sizes $sizes --rounds $rounds \
+      --budget 0.3 --out "$o" "${opt[@]}" >"$o/run-$t.txt" 2>&1 || failed+=(align)
+    [ $quick = 1 ] && break
+  done
+  end align
 }
 
 # In the order given (--only), so the most wanted results come first on a busy machine.

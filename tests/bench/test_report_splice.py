@@ -51,7 +51,7 @@ new = report.splice(OLD, "\n## 10. Ten\n\nnew body ten\n", [("10 ten", "-", "new
 check("replace 10", new, OLD.replace("old body ten", "new body ten").replace("| 10 ten | - | old ten | x |",
                                                                          "| 10 ten | - | new ten | z |"))
 
-# A section the old report lacks is appended; rows it lacks are not invented.
+# A section the old report lacks is appended; with no Summary section, no row is invented.
 new = report.splice(OLD, "\n## 3. Three\n\nbody 3\n", [("3 three", "-", "three", "w")])
 check("append 3", new, OLD.rstrip("\n") + "\n\n## 3. Three\n\nbody 3\n")
 
@@ -64,7 +64,15 @@ no1 = OLD.replace("| 1 one | - | old one | x |\n", "")
 new = report.splice(no1, "", [("1 one", "-", "new one", "y")])
 check("no row 1", new, no1)
 
+# In a report with a Summary section, a new experiment's row goes after the rows of lower
+# numbers (10 < 11), and its section at the end.
+SUM = OLD.replace("# title\n", "# title\n\n## Summary\n")
+new = report.splice(SUM, "\n## 11. Eleven\n\nbody 11\n", [("11 eleven", "-", "eleven", "v")])
+check("append 11", new, SUM.replace("| 10 ten | - | old ten | x |\n",
+                                    "| 10 ten | - | old ten | x |\n| 11 eleven | - | eleven | v |\n").rstrip("\n")
+      + "\n\n## 11. Eleven\n\nbody 11\n")
+
 if failures:
     print("\n\n".join(failures))
     sys.exit(1)
-print("report.splice: 5 cases passed")
+print("report.splice: 6 cases passed")
