@@ -1171,7 +1171,9 @@ def exp_align(R):
         "and the MPI's, one process, warm and cold), with the send and receive buffers S/R bytes past a "
         "4096-aligned address; ratio = the time at 0/0 / the time at S/R (1: as fast as aligned, < 1: slower). "
         f"Each offset ran in every round, in turn with the others; each cell is its fastest round. Bar: "
-        f">= {ALIGN_FLOOR} for every vred cell.\n")
+        f">= {ALIGN_FLOOR} for every vred cell. The `mpi` rows (the MPI's own collective and `MPI_Reduce_local`, not "
+        "vred's to fix) show how far the same rounds moved without vred: where they fall as far as vred's cells, "
+        "the host's slow spells (docs/peers.md) took those rounds, not the offsets.\n")
     worst_all, n_cells, n_under, types = None, 0, 0, []
     for typ in ("f32", "f64", "u8"):
         runs = align_runs(d, typ)
@@ -1202,7 +1204,7 @@ def exp_align(R):
     R.summary.append(("11 alignment (issue 16)", "-",
                       f"vred at S/R / at 0/0: worst {worst_all[0]:.2f}x ({worst_all[1]}); {n_under} of {n_cells} "
                       f"vred cells under {ALIGN_FLOOR} ({', '.join(types)})",
-                      "the string copy's skew window (docs/kernels.md)"))
+                      "split loads in L1 (the kernels, docs/kernels.md); the host's slow spells"))
 
 
 # ---- the report ---------------------------------------------------------------------------------
