@@ -35,10 +35,12 @@ LINES_AVX512(lines_unaligned, _mm512_store_si512)
  * two lines, which on Zen 5 halves the copy's rate in L1 (4 KiB: 0.57-0.61x of the aligned
  * copy at every offset but 16/0, `vred-kbench align`, copy-out; 16 KiB 0.65-0.69x; from L2 on
  * 0.95-0.97x). Aligned loads of whole source lines, each line's result assembled from two of
- * them by VALIGND, run at the aligned rate (a loop of 4 KiB: 16.4-19.7 ns against 23.6-30.6 for
- * split loads and 29-31 for the same by VPERMT2D, whose run-time index would spare the
- * switch). The first and the last line go through the split-load loop, so that no load reads a
- * byte outside [src, src + n). The shift is VALIGND's immediate: one loop per shift.
+ * them by VALIGND: 0.72-0.86x at 4 KiB (the three pieces' fixed cost), 0.89-0.94x at 16 KiB,
+ * 0.99-1.01x from 64 KiB (docs/kernels.md, "Alignment"). VPERMT2D, whose run-time index would
+ * spare the switch, is slower than split loads in L1 (a 4 KiB in-place sum: 29-31 ns against
+ * 23.6 split and 19.2-22.4 by VALIGND). The first and the last line go through the split-load
+ * loop, so that no load reads a byte outside [src, src + n). The shift is VALIGND's immediate:
+ * one loop per shift.
  */
 #define SHIFTED_AVX512(STORE, SH)                                                               \
     case SH: {                                                                                  \
