@@ -15,9 +15,10 @@
 # CSV, the exact commands (commands.txt) and the machine's load before and after (load.txt);
 # bench/results/report/machine.txt (CPU, vred-info, MPIs, git revision). The full run takes
 # about an hour on the project's 2-core VM (the alignment sweep alone ~25 min). Every vred-bench
-# run is in its default measuring mode, the way applications call: calls back to back (one barrier per timed batch, none per call,
-# as IMB and OSU) on buffers from malloc; the CSVs record it (columns sync, buffers, cpu) and
-# bench/report.py says it in the report and its figures.
+# run is in its default measuring mode, the way applications call: calls back to back (one
+# barrier per timed batch, none per call, as IMB and OSU) on buffers from malloc; the CSVs
+# record it (columns sync, buffers, cpu) and bench/report.py says it in the report and its
+# figures.
 #
 #   1 local     MPI_Reduce_local vs memcpy per ISA, u8 SUM/BAND, f32 SUM, 1 KiB-128 MiB, against
 #               Open MPI's scalar operators (--mca op ^avx) and its AVX-512 component (first paper,
