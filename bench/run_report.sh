@@ -62,7 +62,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; shift ;;
     --lite) lite=1; shift ;;
     --no-report) report=0; shift ;;
-    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
     *) echo "run_report.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
