@@ -14,6 +14,7 @@
 
 #define LD512(p) _mm512_loadu_si512((const void *)(p))
 #define ST512(p, v) _mm512_storeu_si512((void *)(p), (v))
+#include "kernels/avx512_realign.h"
 #define LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define ST256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
 
@@ -23,6 +24,7 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
  * masked head and tail write only the bytes of FIELDS (a 64-bit byte mask) that they cover. */
 #define AVX512_KERNEL(name, cascade_name, lower, T, OP, STORE, FIELDS)                          \
     VRED_KERNEL_DECL(lower);                                                                    \
+    VRED_RA_DEFINE(name##_realigned, T, OP, STORE)                                              \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \
@@ -33,6 +35,7 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
             __m512i x = _mm512_maskz_loadu_epi8(h, a), y = _mm512_maskz_loadu_epi8(h, b);       \
             _mm512_mask_storeu_epi8(o, h & (FIELDS), OP(x, y));                                 \
         }                                                                                       \
+        i = name##_realigned(a, b, o, i, n);                                                    \
         VRED_SIMD_LOOP(T, __m512i, LD512, STORE, OP, a, b, o, n, i);                            \
         if (i < n) {                                                                            \
             __mmask64 m = bytes_mask64((n - i) * sizeof(T));                                    \
@@ -46,6 +49,7 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
         T *o = o_;                                                                              \
         size_t i = vred_simd_head(o, sizeof(T), n);                                             \
         if (i) lower(a, b, o, i);                                                               \
+        i = name##_realigned(a, b, o, i, n);                                                    \
         VRED_SIMD_LOOP(T, __m512i, LD512, STORE, OP, a, b, o, n, i);                            \
         if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
     }

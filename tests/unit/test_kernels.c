@@ -17,6 +17,9 @@
 #include "kernel.h"
 #include "dispatch.h"
 #include "significant.h"
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -350,12 +353,21 @@ static void sweep(void)
                  * inputs in the page: from 16 KiB the loop runs backwards (simd_body.h), so
                  * the 4113-element length (types of 4 bytes and more) and the 280004-byte one
                  * run it. */
-                size_t offsets[4][3] = {{0, 0, 0},
+                /* The last three put one input 16, 32 or 48 bytes off the output's lines,
+                 * where the AVX-512 loop reads that input in aligned lines (avx512_realign.h):
+                 * {16, 48, 0} realigns `in` by 32 (2-buffer) and 16 (3-buffer) and `inout` by
+                 * 32 (aliased); {0, 16, 0} `in` by 48, `inout` by 16; {0, 48, 0} `in` by 16,
+                 * `inout` by 48. Only from four vectors, where that loop runs. */
+                size_t offsets[7][3] = {{0, 0, 0},
                                         {(1 % wv) * size, (2 % wv) * size, (3 % wv) * size},
                                         {(wv - 1) * size + 1, 3, size + 5},
-                                        {0, 0, 48}};
-                for (int oi = 0; oi < 4; oi++) {
+                                        {0, 0, 48},
+                                        {16, 48, 0},
+                                        {0, 16, 0},
+                                        {0, 48, 0}};
+                for (int oi = 0; oi < 7; oi++) {
                     if (n == big && (oi == 1 || oi == 2)) continue;
+                    if (oi >= 4 && n * size < 256) continue;
                     const size_t *offs = offsets[oi];
                     /* each source's elements start at the offset it is read at */
                     for (int j = 0; j < NSRC; j++)
@@ -384,6 +396,77 @@ static void sweep(void)
         for (int j = 0; j <= NSRC; j++) free(os[k]->nary[j]);
         free(os[k]->all);
     }
+}
+
+/*
+ * Inputs that are whole allocations of their own, so that under AddressSanitizer a load of one
+ * byte before or after one fails the test: the AVX-512 loop reads an input in aligned lines
+ * where it sits 16, 32 or 48 bytes off the output's lines (avx512_realign.h), and must not read
+ * the lines around it. The exact input starts e bytes past a line (the bytes before it
+ * poisoned), each input in turn, the output at offsets 0..60, so every shift between them comes
+ * up; 3-buffer form, against the scalar reference.
+ */
+static unsigned char *exact_alloc(size_t e, size_t bytes, void **base)
+{
+    if (posix_memalign(base, 64, e + bytes + 1)) return NULL;
+#if defined(__SANITIZE_ADDRESS__)
+    __asan_poison_memory_region(*base, e);
+    __asan_poison_memory_region((unsigned char *)*base + e + bytes, 1);
+#endif
+    return (unsigned char *)*base + e;
+}
+static void exact_free(void *base, size_t e, size_t bytes)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    __asan_unpoison_memory_region(base, e + bytes + 1);
+#else
+    (void)e, (void)bytes;
+#endif
+    free(base);
+}
+
+static void exact_inputs(void)
+{
+    enum { OUT_MAX = 4096 * 8 + 128 };
+    unsigned char *other = xalloc(OUT_MAX), *ref = xalloc(OUT_MAX), *got = xalloc(OUT_MAX);
+    for (int op = 0; op < VRED_OP_COUNT; op++)
+        for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
+            vred_op o = (vred_op)op;
+            vred_type t = (vred_type)ty;
+            if (!vred_op_valid(o, t)) continue;
+            size_t size = vred_type_size(t);
+            size_t lens[] = {256 / size + 1, 1000 / size * 4 + 1, 4096 / size * 2 + 3};
+            for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
+                for (size_t e = 0; e < 64; e += 16) {
+                    size_t n = lens[li], bytes = n * size;
+                    void *base;
+                    unsigned char *exact = exact_alloc(e, bytes, &base);
+                    if (!exact) continue;
+                    for (size_t k = 0; k < n; k++) {
+                        gen_elem(t, exact + k * size);
+                        gen_elem(t, other + k * size);
+                    }
+                    for (int which = 0; which < 2; which++)
+                        for (size_t d = 0; d < 64; d += (quick ? 12 : 4)) {
+                            const unsigned char *a = which ? other : exact;
+                            const unsigned char *b = which ? exact : other;
+                            memset(ref + d, 0xa5, bytes);
+                            memset(got + d, 0xa5, bytes);
+                            vred_dispatch_select(VRED_ISA_SCALAR, -1);
+                            if (vred_reduce3(o, t, a, b, ref + d, n)) abort();
+                            for (int v = 0; v < nvariants; v++) {
+                                vred_dispatch_select(variants[v].isa, variants[v].masked);
+                                if (vred_reduce3(o, t, a, b, got + d, n)) abort();
+                                check(which ? "exact-inout" : "exact-in", variants[v].name, o, t,
+                                      n, d, ref + d, got + d, a, b);
+                            }
+                        }
+                    exact_free(base, e, bytes);
+                }
+        }
+    free(other);
+    free(ref);
+    free(got);
 }
 
 /* ---- the documented rules, checked on their own (not only "equal to scalar") -------------- */
@@ -509,6 +592,7 @@ int main(void)
     if (nvariants == 0) printf("(only the scalar reference runs on this CPU)\n");
     rules();
     sweep();
+    exact_inputs();
     printf("%ld passed, %ld failed\n", passed, failed);
     return failed ? 1 : 0;
 }
