@@ -63,6 +63,17 @@
         break;                                                                                  \
     }
 
+/* The loop for a shift of sh bytes (16, 32 or 48): VALIGND's immediate is sh / 4. */
+#define VRED_RA_SWITCH(ORDER, OP, STORE, W, sh, al, y, o, m)                                    \
+    do {                                                                                        \
+        const char *al_ = (al);                                                                 \
+        switch ((sh) / 4) {                                                                     \
+            VRED_RA_CASE(ORDER, OP, STORE, W, 4, al_, y, o, m)                                  \
+            VRED_RA_CASE(ORDER, OP, STORE, W, 8, al_, y, o, m)                                  \
+            VRED_RA_CASE(ORDER, OP, STORE, W, 12, al_, y, o, m)                                 \
+        }                                                                                       \
+    } while (0)
+
 /*
  * name(a, b, o, i, n): from element i, where o + i is 64-byte aligned, the whole vectors but
  * the last, one input realigned; returns the element it stopped at (i itself where it does not
@@ -80,21 +91,12 @@
         STORE(o + i, OP(LD512(a + i), LD512(b + i))); /* the first vector */                    \
         i += W;                                                                                 \
         size_t m = vectors - 2;                                                                 \
-        if (in_) {                                                                              \
-            const char *al = (const char *)(a + i) - sa;                                        \
-            switch (sa / 4) {                                                                   \
-                VRED_RA_CASE(VRED_RA_IN, OP, STORE, W, 4, al, b + i, o + i, m)                  \
-                VRED_RA_CASE(VRED_RA_IN, OP, STORE, W, 8, al, b + i, o + i, m)                  \
-                VRED_RA_CASE(VRED_RA_IN, OP, STORE, W, 12, al, b + i, o + i, m)                 \
-            }                                                                                   \
-        } else {                                                                                \
-            const char *al = (const char *)(b + i) - sb;                                        \
-            switch (sb / 4) {                                                                   \
-                VRED_RA_CASE(VRED_RA_INOUT, OP, STORE, W, 4, al, a + i, o + i, m)               \
-                VRED_RA_CASE(VRED_RA_INOUT, OP, STORE, W, 8, al, a + i, o + i, m)               \
-                VRED_RA_CASE(VRED_RA_INOUT, OP, STORE, W, 12, al, a + i, o + i, m)              \
-            }                                                                                   \
-        }                                                                                       \
+        if (in_)                                                                                \
+            VRED_RA_SWITCH(VRED_RA_IN, OP, STORE, W, sa, (const char *)(a + i) - sa, b + i,     \
+                           o + i, m);                                                           \
+        else                                                                                    \
+            VRED_RA_SWITCH(VRED_RA_INOUT, OP, STORE, W, sb, (const char *)(b + i) - sb, a + i,  \
+                           o + i, m);                                                           \
         return i + m * W;                                                                       \
     }
 
