@@ -24,12 +24,12 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
  * masked head and tail write only the bytes of FIELDS (a 64-bit byte mask) that they cover. */
 #define AVX512_KERNEL(name, cascade_name, lower, T, OP, STORE, FIELDS)                          \
     VRED_KERNEL_DECL(lower);                                                                    \
-    VRED_RA_DEFINE(name##_realigned, T, OP, STORE)                                              \
+    VRED_RA_DEFINE(name##_realigned, T, OP, STORE, FIELDS)                                              \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \
         T *o = o_;                                                                              \
-        size_t i = vred_simd_head(o, sizeof(T), n);                                             \
+        size_t i = vred_ra_head(a, b, o, sizeof(T), n);                                         \
         if (i) {                                                                                \
             __mmask64 h = bytes_mask64(i * sizeof(T));                                          \
             __m512i x = _mm512_maskz_loadu_epi8(h, a), y = _mm512_maskz_loadu_epi8(h, b);       \
@@ -47,7 +47,7 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \
         T *o = o_;                                                                              \
-        size_t i = vred_simd_head(o, sizeof(T), n);                                             \
+        size_t i = vred_ra_head(a, b, o, sizeof(T), n);                                         \
         if (i) lower(a, b, o, i);                                                               \
         i = name##_realigned(a, b, o, i, n);                                                    \
         VRED_SIMD_LOOP(T, __m512i, LD512, STORE, OP, a, b, o, n, i);                            \

@@ -75,16 +75,106 @@
     } while (0)
 
 /*
- * name(a, b, o, i, n): from element i, where o + i is 64-byte aligned, the whole vectors but
- * the last, one input realigned; returns the element it stopped at (i itself where it does not
- * apply), for VRED_SIMD_LOOP to finish.
+ * Elements of 8 or 16 bytes 4 bytes off their alignment (doubles at 4 mod 64): no element
+ * starts on a line, so no head aligns the stores, and every load and store splits one
+ * (MPI_Reduce_local of doubles at 4/4 ran at 0.74x of aligned at 4 KiB, 0.81x at 64 KiB, 0.85x
+ * at 1 MiB on Zen 4). Where both inputs sit at the same offset, the head takes them to 4 bytes
+ * past a line instead, and the loop reads both in aligned lines (VALIGND by one dword); the
+ * stores stay unaligned. In a stand-alone loop, realigning the stores as well (a third
+ * VALIGND) ran 0.99x of aligned from 64 KiB but 0.79-0.82x where L1 holds the data, this form
+ * 0.92-0.94x throughout (docs/kernels.md, "Elements off their alignment").
  */
-#define VRED_RA_DEFINE(name, T, OP, STORE)                                                      \
+static inline size_t vred_ra_pair_head(const void *a, const void *b, const void *o, size_t esize,
+                                       size_t n)
+{
+    uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b, po = (uintptr_t)o;
+    if ((esize != 8 && esize != 16) || !(po % esize) || n * esize < 512) return 0;
+    if (pa % esize != 4 || ((pa - pb) & 63)) return 0;
+    return ((4 - pa) & 63) / esize;
+}
+/* The head of the AVX-512 kernels: to align the stores (simd_body.h), else the pair form's. */
+static inline size_t vred_ra_head(const void *a, const void *b, const void *o, size_t esize,
+                                  size_t n)
+{
+    size_t h = vred_simd_head(o, esize, n);
+    return h ? h : vred_ra_pair_head(a, b, o, esize, n);
+}
+
+/*
+ * name(a, b, o, i, n), both inputs 4 bytes past a line at element i and o + i not on one: every
+ * vector from i, and the tail, from both inputs' lines; returns n (i where it does not apply).
+ * Each vector of each input is built from its lines j and j + 1 (VALIGND by one dword), each
+ * vector's lines are loaded before its store (in place, the store of vector j writes the first
+ * dword of line j + 1), and the first and the last line are masked loads, so no byte outside
+ * the inputs is read (the four bytes before an input share its line: no tool can poison them,
+ * and a masked-off element is not accessed). The tail is read from the last line too, so this
+ * form finishes the call in both tail forms (the masked store is the same operation on the same
+ * elements: the bytes do not change). Two vectors a trip, their four loads first, from 32 KiB
+ * an input, one below: where L1 holds the data one a trip ran 0.87x of aligned at 4 KiB and
+ * 0.83-0.85x at 16 KiB, two 0.69x and 0.73x; at 1 MiB two ran 0.93-0.94x, one 0.86-0.88x (Zen 4,
+ * the two builds side by side).
+ */
+enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
+#define VRED_RA_PAIR_DEFINE(name, T, OP, STORE, FIELDS)                                         \
     static size_t name(const T *a, const T *b, T *o, size_t i, size_t n)                       \
     {                                                                                           \
         enum { W = 64 / sizeof(T) };                                                            \
         size_t vectors = (n - i) / W;                                                           \
-        if (vectors < 4 || ((uintptr_t)(o + i) & 63)) return i;                                 \
+        if (vectors < 4 || ((uintptr_t)(a + i) & 63) != 4 || ((uintptr_t)(b + i) & 63) != 4)   \
+            return i;                                                                           \
+        const char *la = (const char *)(a + i) - 4, *lb = (const char *)(b + i) - 4;            \
+        T *out = o + i;                                                                         \
+        __m512i pa = _mm512_maskz_load_epi32(0xfffe, la), pb = _mm512_maskz_load_epi32(0xfffe, lb); \
+        size_t j = 0;                                                                           \
+        if (vectors * 64 >= VRED_RA_PAIR_TRIP2_BYTES)                                           \
+            for (; j + 2 < vectors; j += 2) {                                                   \
+                __m512i a0 = _mm512_load_si512((const void *)(la + 64 * (j + 1)));              \
+                __m512i a1 = _mm512_load_si512((const void *)(la + 64 * (j + 2)));              \
+                __m512i b0 = _mm512_load_si512((const void *)(lb + 64 * (j + 1)));              \
+                __m512i b1 = _mm512_load_si512((const void *)(lb + 64 * (j + 2)));              \
+                __m512i r0 = OP(_mm512_alignr_epi32(a0, pa, 1), _mm512_alignr_epi32(b0, pb, 1)); \
+                __m512i r1 = OP(_mm512_alignr_epi32(a1, a0, 1), _mm512_alignr_epi32(b1, b0, 1)); \
+                STORE(out + W * j, r0);                                                         \
+                STORE(out + W * (j + 1), r1);                                                   \
+                pa = a1;                                                                        \
+                pb = b1;                                                                        \
+            }                                                                                   \
+        for (; j + 1 < vectors; j++) {                                                          \
+            __m512i a0 = _mm512_load_si512((const void *)(la + 64 * (j + 1)));                  \
+            __m512i b0 = _mm512_load_si512((const void *)(lb + 64 * (j + 1)));                  \
+            STORE(out + W * j, OP(_mm512_alignr_epi32(a0, pa, 1), _mm512_alignr_epi32(b0, pb, 1))); \
+            pa = a0;                                                                            \
+            pb = b0;                                                                            \
+        }                                                                                       \
+        /* the last line: its first dword ends the last vector, the rest (td dwords) is the tail */ \
+        size_t td = (n - i - vectors * W) * sizeof(T) / 4;                                      \
+        __mmask16 lm = (__mmask16)((1u << (td + 1)) - 1);                                       \
+        __m512i ea = _mm512_maskz_load_epi32(lm, la + 64 * vectors);                            \
+        __m512i eb = _mm512_maskz_load_epi32(lm, lb + 64 * vectors);                            \
+        STORE(out + W * j, OP(_mm512_alignr_epi32(ea, pa, 1), _mm512_alignr_epi32(eb, pb, 1))); \
+        if (td) {                                                                               \
+            __m512i z = _mm512_setzero_si512();                                                 \
+            __m512i x = _mm512_alignr_epi32(z, ea, 1), y = _mm512_alignr_epi32(z, eb, 1);      \
+            _mm512_mask_storeu_epi8(out + W * vectors, ((1ull << (td * 4)) - 1) & (FIELDS),    \
+                                    OP(x, y));                                                  \
+        }                                                                                       \
+        return n;                                                                               \
+    }
+
+/*
+ * name(a, b, o, i, n): from element i, where o + i is 64-byte aligned, the whole vectors but
+ * the last, one input realigned (or, where o + i is not and both inputs sit 4 bytes past a
+ * line, both); returns the element it stopped at (i itself where it does not
+ * apply, n where the pair form did it all), for VRED_SIMD_LOOP to finish.
+ */
+#define VRED_RA_DEFINE(name, T, OP, STORE, FIELDS)                                              \
+    VRED_RA_PAIR_DEFINE(name##_paired, T, OP, STORE, FIELDS)                                    \
+    static size_t name(const T *a, const T *b, T *o, size_t i, size_t n)                       \
+    {                                                                                           \
+        enum { W = 64 / sizeof(T) };                                                            \
+        size_t vectors = (n - i) / W;                                                           \
+        if (vectors < 4) return i;                                                              \
+        if ((uintptr_t)(o + i) & 63) return name##_paired(a, b, o, i, n);                       \
         size_t sa = (size_t)((uintptr_t)(a + i) & 63), sb = (size_t)((uintptr_t)(b + i) & 63);  \
         int in_ = sa && sa % 16 == 0, inout_ = !in_ && sb && sb % 16 == 0;                      \
         if (!in_ && !inout_) return i;                                                          \

@@ -360,17 +360,22 @@ static void sweep(void)
                  * 32 (aliased); {0, 16, 0} `in` by 48, `inout` by 16; {0, 48, 0} `in` by 16,
                  * `inout` by 48. Only from four vectors, where that loop runs, below the
                  * 280004-byte length, and where this CPU runs AVX-512 (elsewhere they are
-                 * offsets like the others, and they tripled the qemu runs' time). */
-                size_t offsets[7][3] = {{0, 0, 0},
+                 * offsets like the others, and they tripled the qemu runs' time). {4, 4, 4} and {4, 4, 12}
+                 * put 8- and 16-byte elements 4 bytes off their alignment with both inputs at
+                 * one offset, where the AVX-512 loop reads both in lines (the pair form). */
+                size_t offsets[9][3] = {{0, 0, 0},
                                         {(1 % wv) * size, (2 % wv) * size, (3 % wv) * size},
                                         {(wv - 1) * size + 1, 3, size + 5},
                                         {0, 0, 48},
                                         {16, 48, 0},
                                         {0, 16, 0},
-                                        {0, 48, 0}};
-                for (int oi = 0; oi < 7; oi++) {
+                                        {0, 48, 0},
+                                        {4, 4, 4},
+                                        {4, 4, 12}};
+                for (int oi = 0; oi < 9; oi++) {
                     if (n == big && (oi == 1 || oi == 2)) continue;
                     if (oi >= 4 && (n * size < 256 || n == big || !realigning)) continue;
+                    if (oi >= 7 && size != 8 && size != 16) continue;
                     const size_t *offs = offsets[oi];
                     /* each source's elements start at the offset it is read at */
                     for (int j = 0; j < NSRC; j++)
@@ -470,6 +475,64 @@ static void exact_inputs(void)
     free(other);
     free(ref);
     free(got);
+}
+
+/* Elements of 8 or 16 bytes with both inputs 4 bytes past a line (doubles at 4 mod 64): the
+ * AVX-512 kernels read both in aligned lines, the first and the last by masked loads
+ * (avx512_realign.h, the pair form). Both inputs are whole allocations, the bytes around them
+ * poisoned under ASan, a plain load of either edge line would be caught; in place and into
+ * outputs that sit at the same offset or another one. */
+static void exact_pairs(void)
+{
+    enum { OUT_MAX = 4096 * 4 + 128 };
+    unsigned char *ref = xalloc(OUT_MAX), *got = xalloc(OUT_MAX), *keep = xalloc(OUT_MAX);
+    for (int op = 0; op < VRED_OP_COUNT; op++)
+        for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
+            vred_op o = (vred_op)op;
+            vred_type t = (vred_type)ty;
+            size_t size = vred_type_size(t);
+            if (!vred_op_valid(o, t) || (size != 8 && size != 16)) continue;
+            /* a tail of none, one element and most of a vector */
+            size_t lens[] = {256 / size + 1, 4096 / size, 4096 / size + 64 / size - 1};
+            for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
+                for (size_t e = 4; e < 64; e += 32) {
+                    size_t n = lens[li], bytes = n * size;
+                    void *base_a, *base_b;
+                    unsigned char *a = exact_alloc(e, bytes, &base_a), *b = exact_alloc(e, bytes, &base_b);
+                    if (!a || !b) abort();
+                    for (size_t k = 0; k < n; k++) {
+                        gen_elem(t, a + k * size);
+                        gen_elem(t, b + k * size);
+                    }
+                    memcpy(keep, b, bytes);
+                    for (int v = 0; v < nvariants; v++) {
+                        size_t ds[] = {e, 12, 0};
+                        for (size_t di = 0; di < sizeof ds / sizeof *ds; di++) {
+                            size_t d = ds[di];
+                            memset(ref + d, 0xa5, bytes);
+                            memset(got + d, 0xa5, bytes);
+                            vred_dispatch_select(VRED_ISA_SCALAR, -1);
+                            if (vred_reduce3(o, t, a, b, ref + d, n)) abort();
+                            vred_dispatch_select(variants[v].isa, variants[v].masked);
+                            if (vred_reduce3(o, t, a, b, got + d, n)) abort();
+                            check("pair-3buf", variants[v].name, o, t, n, d, ref + d, got + d, a, b);
+                        }
+                        /* in place: inout = b, then restored */
+                        memcpy(ref, keep, bytes);
+                        vred_dispatch_select(VRED_ISA_SCALAR, -1);
+                        if (vred_reduce(o, t, a, ref, n)) abort();
+                        vred_dispatch_select(variants[v].isa, variants[v].masked);
+                        if (vred_reduce(o, t, a, b, n)) abort();
+                        check("pair-inplace", variants[v].name, o, t, n, e, ref, b, a, keep);
+                        memcpy(b, keep, bytes);
+                    }
+                    exact_free(base_a, e, bytes);
+                    exact_free(base_b, e, bytes);
+                }
+        }
+    free(ref);
+    free(got);
+    free(keep);
 }
 
 /* ---- the documented rules, checked on their own (not only "equal to scalar") -------------- */
@@ -596,6 +659,7 @@ int main(void)
     rules();
     sweep();
     exact_inputs();
+    exact_pairs();
     printf("%ld passed, %ld failed\n", passed, failed);
     return failed ? 1 : 0;
 }
