@@ -120,7 +120,9 @@ enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
     {                                                                                           \
         enum { W = 64 / sizeof(T) };                                                            \
         size_t vectors = (n - i) / W;                                                           \
-        if (vectors < 4 || ((uintptr_t)(a + i) & 63) != 4 || ((uintptr_t)(b + i) & 63) != 4)   \
+        /* only 8- and 16-byte elements: the tail below is counted in dwords */                 \
+        if ((sizeof(T) != 8 && sizeof(T) != 16) || vectors < 4 ||                               \
+            ((uintptr_t)(a + i) & 63) != 4 || ((uintptr_t)(b + i) & 63) != 4)                   \
             return i;                                                                           \
         const char *la = (const char *)(a + i) - 4, *lb = (const char *)(b + i) - 4;            \
         T *out = o + i;                                                                         \
