@@ -80,7 +80,9 @@
  * (MPI_Reduce_local of doubles at 4/4 ran at 0.74x of aligned at 4 KiB, 0.81x at 64 KiB, 0.85x
  * at 1 MiB on Zen 4). Where both inputs sit at the same offset, the head takes them to 4 bytes
  * past a line instead, and the loop reads both in aligned lines (VALIGND by one dword); the
- * stores stay unaligned. In a stand-alone loop, realigning the stores as well (a third
+ * stores stay unaligned. So too where one input sits 4 bytes below the other's offset (a user's
+ * buffer at 4 mod 64 folded with a page-aligned shared slice into the user's output): after
+ * the head it is on a line and read as it is. In a stand-alone loop, realigning the stores as well (a third
  * VALIGND) ran 0.99x of aligned from 64 KiB but 0.79-0.82x where L1 holds the data, this form
  * 0.92-0.94x throughout (docs/kernels.md, "Elements off their alignment").
  */
@@ -89,8 +91,11 @@ static inline size_t vred_ra_pair_head(const void *a, const void *b, const void 
 {
     uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b, po = (uintptr_t)o;
     if ((esize != 8 && esize != 16) || !(po % esize) || n * esize < 512) return 0;
-    if (pa % esize != 4 || ((pa - pb) & 63)) return 0;
-    return ((4 - pa) & 63) / esize;
+    /* the input at 4 mod esize to 4 past a line; the other must then be there or on a line */
+    size_t d = (size_t)((pb - pa) & 63);
+    if (pa % esize == 4 && (d == 0 || d == 60)) return ((4 - pa) & 63) / esize;
+    if (pb % esize == 4 && d == 4) return ((4 - pb) & 63) / esize;
+    return 0;
 }
 /* The head of the AVX-512 kernels: to align the stores (simd_body.h), else the pair form's. */
 static inline size_t vred_ra_head(const void *a, const void *b, const void *o, size_t esize,
@@ -101,8 +106,9 @@ static inline size_t vred_ra_head(const void *a, const void *b, const void *o, s
 }
 
 /*
- * name(a, b, o, i, n), both inputs 4 bytes past a line at element i and o + i not on one: every
- * vector from i, and the tail, from both inputs' lines; returns n (i where it does not apply).
+ * name(a, b, o, i, n), both inputs 4 bytes past a line at element i (or one of them on a line)
+ * and o + i not on one: every vector from i, and the tail, from both inputs' lines; returns n
+ * (i where it does not apply).
  * Each vector of each input is built from its lines j and j + 1 (VALIGND by one dword), each
  * vector's lines are loaded before its store (in place, the store of vector j writes the first
  * dword of line j + 1), and the first and the last line are masked loads, so no byte outside
@@ -115,51 +121,63 @@ static inline size_t vred_ra_head(const void *a, const void *b, const void *o, s
  * the two builds side by side).
  */
 enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
-#define VRED_RA_PAIR_DEFINE(name, T, OP, STORE, FIELDS)                                         \
-    static size_t name(const T *a, const T *b, T *o, size_t i, size_t n)                       \
-    {                                                                                           \
-        enum { W = 64 / sizeof(T) };                                                            \
-        size_t vectors = (n - i) / W;                                                           \
-        /* only 8- and 16-byte elements: the tail below is counted in dwords */                 \
-        if ((sizeof(T) != 8 && sizeof(T) != 16) || vectors < 4 ||                               \
-            ((uintptr_t)(a + i) & 63) != 4 || ((uintptr_t)(b + i) & 63) != 4)                   \
-            return i;                                                                           \
-        const char *la = (const char *)(a + i) - 4, *lb = (const char *)(b + i) - 4;            \
-        T *out = o + i;                                                                         \
-        __m512i pa = _mm512_maskz_load_epi32(0xfffe, la), pb = _mm512_maskz_load_epi32(0xfffe, lb); \
+/* The pair form's loop with input a SA and input b SB dwords past a line (each 0 or 1: an
+ * input on a line is read as it is, VALIGND by 0 being the line itself). */
+#define VRED_RA_PAIR_BODY(OP, STORE, FIELDS, T, W, SA, SB, a, b, out, vectors, tail)            \
+    do {                                                                                        \
+        const char *la = (const char *)(a) - 4 * (SA), *lb = (const char *)(b) - 4 * (SB);      \
+        __m512i pa = _mm512_maskz_load_epi32((__mmask16)(0xffffu << (SA)), la);                 \
+        __m512i pb = _mm512_maskz_load_epi32((__mmask16)(0xffffu << (SB)), lb);                 \
         size_t j = 0;                                                                           \
-        if (vectors * 64 >= VRED_RA_PAIR_TRIP2_BYTES)                                           \
-            for (; j + 2 < vectors; j += 2) {                                                   \
+        if ((vectors) * 64 >= VRED_RA_PAIR_TRIP2_BYTES)                                         \
+            for (; j + 2 < (vectors); j += 2) {                                                 \
                 __m512i a0 = _mm512_load_si512((const void *)(la + 64 * (j + 1)));              \
                 __m512i a1 = _mm512_load_si512((const void *)(la + 64 * (j + 2)));              \
                 __m512i b0 = _mm512_load_si512((const void *)(lb + 64 * (j + 1)));              \
                 __m512i b1 = _mm512_load_si512((const void *)(lb + 64 * (j + 2)));              \
-                __m512i r0 = OP(_mm512_alignr_epi32(a0, pa, 1), _mm512_alignr_epi32(b0, pb, 1)); \
-                __m512i r1 = OP(_mm512_alignr_epi32(a1, a0, 1), _mm512_alignr_epi32(b1, b0, 1)); \
-                STORE(out + W * j, r0);                                                         \
-                STORE(out + W * (j + 1), r1);                                                   \
+                __m512i r0 = OP(_mm512_alignr_epi32(a0, pa, SA), _mm512_alignr_epi32(b0, pb, SB)); \
+                __m512i r1 = OP(_mm512_alignr_epi32(a1, a0, SA), _mm512_alignr_epi32(b1, b0, SB)); \
+                STORE((out) + W * j, r0);                                                       \
+                STORE((out) + W * (j + 1), r1);                                                 \
                 pa = a1;                                                                        \
                 pb = b1;                                                                        \
             }                                                                                   \
-        for (; j + 1 < vectors; j++) {                                                          \
+        for (; j + 1 < (vectors); j++) {                                                        \
             __m512i a0 = _mm512_load_si512((const void *)(la + 64 * (j + 1)));                  \
             __m512i b0 = _mm512_load_si512((const void *)(lb + 64 * (j + 1)));                  \
-            STORE(out + W * j, OP(_mm512_alignr_epi32(a0, pa, 1), _mm512_alignr_epi32(b0, pb, 1))); \
+            STORE((out) + W * j, OP(_mm512_alignr_epi32(a0, pa, SA), _mm512_alignr_epi32(b0, pb, SB))); \
             pa = a0;                                                                            \
             pb = b0;                                                                            \
         }                                                                                       \
-        /* the last line: its first dword ends the last vector, the rest (td dwords) is the tail */ \
-        size_t td = (n - i - vectors * W) * sizeof(T) / 4;                                      \
-        __mmask16 lm = (__mmask16)((1u << (td + 1)) - 1);                                       \
-        __m512i ea = _mm512_maskz_load_epi32(lm, la + 64 * vectors);                            \
-        __m512i eb = _mm512_maskz_load_epi32(lm, lb + 64 * vectors);                            \
-        STORE(out + W * j, OP(_mm512_alignr_epi32(ea, pa, 1), _mm512_alignr_epi32(eb, pb, 1))); \
+        /* the last line: the last vector's end (SA or SB dwords), then the tail's td dwords */ \
+        size_t td = (tail) * sizeof(T) / 4;                                                     \
+        __m512i ea = _mm512_maskz_load_epi32((__mmask16)((1u << (td + (SA))) - 1), la + 64 * (vectors)); \
+        __m512i eb = _mm512_maskz_load_epi32((__mmask16)((1u << (td + (SB))) - 1), lb + 64 * (vectors)); \
+        STORE((out) + W * j, OP(_mm512_alignr_epi32(ea, pa, SA), _mm512_alignr_epi32(eb, pb, SB))); \
         if (td) {                                                                               \
             __m512i z = _mm512_setzero_si512();                                                 \
-            __m512i x = _mm512_alignr_epi32(z, ea, 1), y = _mm512_alignr_epi32(z, eb, 1);      \
-            _mm512_mask_storeu_epi8(out + W * vectors, ((1ull << (td * 4)) - 1) & (FIELDS),    \
+            __m512i x = _mm512_alignr_epi32(z, ea, SA), y = _mm512_alignr_epi32(z, eb, SB);    \
+            _mm512_mask_storeu_epi8((out) + W * (vectors), ((1ull << (td * 4)) - 1) & (FIELDS), \
                                     OP(x, y));                                                  \
         }                                                                                       \
+    } while (0)
+
+#define VRED_RA_PAIR_DEFINE(name, T, OP, STORE, FIELDS)                                         \
+    static size_t name(const T *a, const T *b, T *o, size_t i, size_t n)                       \
+    {                                                                                           \
+        enum { W = 64 / sizeof(T) };                                                            \
+        size_t vectors = (n - i) / W, tail = n - i - vectors * W;                               \
+        size_t sa = (size_t)((uintptr_t)(a + i) & 63), sb = (size_t)((uintptr_t)(b + i) & 63);  \
+        /* only 8- and 16-byte elements: the tail is counted in dwords */                       \
+        if ((sizeof(T) != 8 && sizeof(T) != 16) || vectors < 4) return i;                      \
+        if (sa == 4 && sb == 4)                                                                 \
+            VRED_RA_PAIR_BODY(OP, STORE, FIELDS, T, W, 1, 1, a + i, b + i, o + i, vectors, tail); \
+        else if (sa == 4 && sb == 0)                                                            \
+            VRED_RA_PAIR_BODY(OP, STORE, FIELDS, T, W, 1, 0, a + i, b + i, o + i, vectors, tail); \
+        else if (sa == 0 && sb == 4)                                                            \
+            VRED_RA_PAIR_BODY(OP, STORE, FIELDS, T, W, 0, 1, a + i, b + i, o + i, vectors, tail); \
+        else                                                                                    \
+            return i;                                                                           \
         return n;                                                                               \
     }
 

@@ -362,10 +362,11 @@ static void sweep(void)
                  * 280004-byte length, and where this CPU runs AVX-512 (elsewhere they are
                  * offsets like the others, and they tripled the qemu runs' time). {4, 4, 4} and {4, 4, 12}
                  * put 8- and 16-byte elements 4 bytes off their alignment with both inputs at
-                 * one offset, where the AVX-512 loop reads both in lines (the pair form), and
+                 * one offset, where the AVX-512 loop reads both in lines (the pair form; {0, 4, 4} and
+                 * {4, 0, 12} with one of them on a line), and
                  * the other types' short calls, which have no head, 4 bytes off too (where
                  * the pair form must not run: its tail counts dwords). */
-                size_t offsets[9][3] = {{0, 0, 0},
+                size_t offsets[11][3] = {{0, 0, 0},
                                         {(1 % wv) * size, (2 % wv) * size, (3 % wv) * size},
                                         {(wv - 1) * size + 1, 3, size + 5},
                                         {0, 0, 48},
@@ -373,8 +374,10 @@ static void sweep(void)
                                         {0, 16, 0},
                                         {0, 48, 0},
                                         {4, 4, 4},
-                                        {4, 4, 12}};
-                for (int oi = 0; oi < 9; oi++) {
+                                        {4, 4, 12},
+                                        {0, 4, 4},
+                                        {4, 0, 12}};
+                for (int oi = 0; oi < 11; oi++) {
                     if (n == big && (oi == 1 || oi == 2)) continue;
                     if (oi >= 4 && (n * size < 256 || n == big || !realigning)) continue;
                     const size_t *offs = offsets[oi];
@@ -480,7 +483,7 @@ static void exact_inputs(void)
 
 /* Elements of 8 or 16 bytes with both inputs 4 bytes past a line (doubles at 4 mod 64): the
  * AVX-512 kernels read both in aligned lines, the first and the last by masked loads
- * (avx512_realign.h, the pair form). Both inputs are whole allocations, the bytes around them
+ * (avx512_realign.h, the pair form); and with one of them on the line below. Both inputs are whole allocations, the bytes around them
  * poisoned under ASan, a plain load of either edge line would be caught; in place and into
  * outputs that sit at the same offset or another one. */
 static void exact_pairs(void)
@@ -496,10 +499,12 @@ static void exact_pairs(void)
             /* a tail of none, one element and most of a vector */
             size_t lens[] = {256 / size + 1, 4096 / size, 4096 / size + 64 / size - 1};
             for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
-                for (size_t e = 4; e < 64; e += 32) {
+                for (size_t k = 0; k < 6; k++) {
+                    /* both at e, or one of them on the line below (4 bytes lower) */
+                    size_t e = k < 3 ? 4 : 36, ea = e - (k % 3 == 2) * 4, eb = e - (k % 3 == 1) * 4;
                     size_t n = lens[li], bytes = n * size;
                     void *base_a, *base_b;
-                    unsigned char *a = exact_alloc(e, bytes, &base_a), *b = exact_alloc(e, bytes, &base_b);
+                    unsigned char *a = exact_alloc(ea, bytes, &base_a), *b = exact_alloc(eb, bytes, &base_b);
                     if (!a || !b) abort();
                     for (size_t k = 0; k < n; k++) {
                         gen_elem(t, a + k * size);
@@ -524,11 +529,11 @@ static void exact_pairs(void)
                         if (vred_reduce(o, t, a, ref, n)) abort();
                         vred_dispatch_select(variants[v].isa, variants[v].masked);
                         if (vred_reduce(o, t, a, b, n)) abort();
-                        check("pair-inplace", variants[v].name, o, t, n, e, ref, b, a, keep);
+                        check("pair-inplace", variants[v].name, o, t, n, eb, ref, b, a, keep);
                         memcpy(b, keep, bytes);
                     }
-                    exact_free(base_a, e, bytes);
-                    exact_free(base_b, e, bytes);
+                    exact_free(base_a, ea, bytes);
+                    exact_free(base_b, eb, bytes);
                 }
         }
     free(ref);
