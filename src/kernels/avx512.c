@@ -24,7 +24,7 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
  * masked head and tail write only the bytes of FIELDS (a 64-bit byte mask) that they cover. */
 #define AVX512_KERNEL(name, cascade_name, lower, T, OP, STORE, FIELDS)                          \
     VRED_KERNEL_DECL(lower);                                                                    \
-    VRED_RA_DEFINE(name##_realigned, T, OP, STORE, FIELDS)                                              \
+    VRED_RA_DEFINE(name##_realigned, T, OP, STORE, FIELDS)                                      \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \

@@ -82,9 +82,9 @@
  * past a line instead, and the loop reads both in aligned lines (VALIGND by one dword); the
  * stores stay unaligned. So too where one input sits 4 bytes below the other's offset (a user's
  * buffer at 4 mod 64 folded with a page-aligned shared slice into the user's output): after
- * the head it is on a line and read as it is. In a stand-alone loop, realigning the stores as well (a third
- * VALIGND) ran 0.99x of aligned from 64 KiB but 0.79-0.82x where L1 holds the data, this form
- * 0.92-0.94x throughout (docs/kernels.md, "Elements off their alignment").
+ * the head it is on a line and read as it is. In a stand-alone loop, realigning the stores as
+ * well (a third VALIGND) ran 0.99x of aligned from 64 KiB but 0.79-0.82x where L1 holds the
+ * data, this form 0.92-0.94x throughout (docs/kernels.md, "Elements off their alignment").
  */
 static inline size_t vred_ra_pair_head(const void *a, const void *b, const void *o, size_t esize,
                                        size_t n)
@@ -108,8 +108,7 @@ static inline size_t vred_ra_head(const void *a, const void *b, const void *o, s
 /*
  * name(a, b, o, i, n), both inputs 4 bytes past a line at element i (or one of them on a line)
  * and o + i not on one: every vector from i, and the tail, from both inputs' lines; returns n
- * (i where it does not apply).
- * Each vector of each input is built from its lines j and j + 1 (VALIGND by one dword), each
+ * (i where it does not apply). Each vector of each input is built from its lines j and j + 1 (VALIGND by one dword), each
  * vector's lines are loaded before its store (in place, the store of vector j writes the first
  * dword of line j + 1), and the first and the last line are masked loads, so no byte outside
  * the inputs is read (the four bytes before an input share its line: no tool can poison them,
@@ -183,9 +182,9 @@ enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
 
 /*
  * name(a, b, o, i, n): from element i, where o + i is 64-byte aligned, the whole vectors but
- * the last, one input realigned (or, where o + i is not and both inputs sit 4 bytes past a
- * line, both); returns the element it stopped at (i itself where it does not
- * apply, n where the pair form did it all), for VRED_SIMD_LOOP to finish.
+ * the last, one input realigned (where o + i is not, the pair form's inputs: both 4 bytes past
+ * a line, or one of them on a line); returns the element it stopped at (i itself where it does
+ * not apply, n where the pair form did it all), for VRED_SIMD_LOOP to finish.
  */
 #define VRED_RA_DEFINE(name, T, OP, STORE, FIELDS)                                              \
     VRED_RA_PAIR_DEFINE(name##_paired, T, OP, STORE, FIELDS)                                    \

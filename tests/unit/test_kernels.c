@@ -360,12 +360,12 @@ static void sweep(void)
                  * 32 (aliased); {0, 16, 0} `in` by 48, `inout` by 16; {0, 48, 0} `in` by 16,
                  * `inout` by 48. Only from four vectors, where that loop runs, below the
                  * 280004-byte length, and where this CPU runs AVX-512 (elsewhere they are
-                 * offsets like the others, and they tripled the qemu runs' time). {4, 4, 4} and {4, 4, 12}
-                 * put 8- and 16-byte elements 4 bytes off their alignment with both inputs at
-                 * one offset, where the AVX-512 loop reads both in lines (the pair form; {0, 4, 4} and
-                 * {4, 0, 12} with one of them on a line), and
-                 * the other types' short calls, which have no head, 4 bytes off too (where
-                 * the pair form must not run: its tail counts dwords). */
+                 * offsets like the others, and they tripled the qemu runs' time). {4, 4, 4}
+                 * and {4, 4, 12} put 8- and 16-byte elements 4 bytes off their alignment with
+                 * both inputs at one offset, where the AVX-512 loop reads both in lines (the
+                 * pair form; {0, 4, 4} and {4, 0, 12} with one of them on a line), and the
+                 * other types' short calls, which have no head, 4 bytes off too (where the
+                 * pair form must not run: its tail counts dwords). */
                 size_t offsets[11][3] = {{0, 0, 0},
                                         {(1 % wv) * size, (2 % wv) * size, (3 % wv) * size},
                                         {(wv - 1) * size + 1, 3, size + 5},
@@ -481,11 +481,12 @@ static void exact_inputs(void)
     free(got);
 }
 
-/* Elements of 8 or 16 bytes with both inputs 4 bytes past a line (doubles at 4 mod 64): the
- * AVX-512 kernels read both in aligned lines, the first and the last by masked loads
- * (avx512_realign.h, the pair form); and with one of them on the line below. Both inputs are whole allocations, the bytes around them
- * poisoned under ASan, a plain load of either edge line would be caught; in place and into
- * outputs that sit at the same offset or another one. */
+/* Elements of 8 or 16 bytes with both inputs 4 bytes past a line (doubles at 4 mod 64), or one
+ * of them on the line below: the AVX-512 kernels read both in aligned lines, the first and the
+ * last by masked loads (avx512_realign.h, the pair form). Both inputs are whole allocations
+ * with the bytes after them poisoned under ASan, so a plain load of the last line is caught
+ * (the 4 bytes before an input share an 8-byte ASan granule with it and cannot be poisoned);
+ * in place and into outputs at the same offset or another one. */
 static void exact_pairs(void)
 {
     enum { OUT_MAX = 4096 * 4 + 128 };
@@ -504,11 +505,12 @@ static void exact_pairs(void)
                     size_t e = k < 3 ? 4 : 36, ea = e - (k % 3 == 2) * 4, eb = e - (k % 3 == 1) * 4;
                     size_t n = lens[li], bytes = n * size;
                     void *base_a, *base_b;
-                    unsigned char *a = exact_alloc(ea, bytes, &base_a), *b = exact_alloc(eb, bytes, &base_b);
+                    unsigned char *a = exact_alloc(ea, bytes, &base_a);
+                    unsigned char *b = exact_alloc(eb, bytes, &base_b);
                     if (!a || !b) abort();
-                    for (size_t k = 0; k < n; k++) {
-                        gen_elem(t, a + k * size);
-                        gen_elem(t, b + k * size);
+                    for (size_t x = 0; x < n; x++) {
+                        gen_elem(t, a + x * size);
+                        gen_elem(t, b + x * size);
                     }
                     memcpy(keep, b, bytes);
                     for (int v = 0; v < nvariants; v++) {
