@@ -1,99 +1,86 @@
 #!/usr/bin/env python3
 """How far each vred algorithm is from its own aligned speed (issue 16, "any alignment, full
-speed"): `vred-bench coll --offset S/R --csv` runs at several offsets (bench/run_align.sh), the
-first at 0/0, and `vred-bench local` runs (MPI_Reduce_local, warm and cold) at the same offsets. Per collective, algorithm and size: time at 0/0 / time at the offset (1: as fast
-as aligned; < 1: slower). Prints one row per (collective, algorithm, size) with every offset,
-then the worst ratio per algorithm and every cell under the floor (default 0.9). The MPI's own
-column is shown too, for comparison (it is not vred's to fix).
+speed"), from the CSVs of `vred-bench offsets` (bench/run_align.sh runs it: the collectives on 2
+ranks, MPI_Reduce_local on one). Each row of a CSV is one (collective, algorithm, size, offset);
+its `ratio` is the median over the run's rounds of (time at 0/0 / time at the offset), both
+measured in the same round, seconds apart (1: as fast as aligned; < 1: slower). Prints one row per
+(collective, algorithm, size) with every offset, then the worst ratio per algorithm and every
+cell under the floor (default 0.9). The MPI's own rows (alg `mpi`) are shown for comparison: the
+same offsets cost the MPI something too, and that is not vred's to fix.
 
-usage: bench/align_table.py [--floor F] REF=0/0.csv[,...] NAME=FILE.csv[,FILE.csv...] ...
-Several files for one offset (comma-separated: rounds of bench/run_align.sh --rounds, taken in
-turn with the other offsets'): the fastest of their times per cell. Not the median: on this
-machine kind two ranks' shared-memory traffic drops to a fifth for seconds at a time (after
-about 0.75 s of sustained traffic between the two cores; a single core's copies do not slow),
-which took whole runs, the MPI's column as much as vred's (Open MPI's allreduce 1 MiB: 138 us
-in one run, 565 us in the next, at the same offset); a median of 3 then blamed offsets for it.
-An alignment loss is in every round and so also in the fastest one.
+usage: bench/align_table.py [--floor F] FILE.csv [FILE.csv ...]
+Several files (runs of the same cells, or the collectives' and reduce_local's): a cell measured
+in more than one run gets the median of its runs' ratios.
 """
 import csv
 import os
 import sys
 from collections import OrderedDict, namedtuple
+from statistics import median
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from peers_table import size_name  # noqa: E402
 
-# What compare() finds: the header's facts (from the 0/0 run's first row), the offsets' names,
-# one row per (collective, impl, size) with its ratio at each offset (None: not measured), the
-# worst ratio per (collective, impl) with where it was, and vred's cells under the floor.
-Result = namedtuple("Result", "first ref_name names rows worst under")
-
-
-def keyed(r):
-    """(collective, impl, size) -> time in us of one CSV row. vred-bench coll rows give one
-    implementation each; vred-bench local rows (MPI_Reduce_local, one process) give vred's and
-    the MPI's time side by side, under the collective `reduce_local warm` or `reduce_local cold`."""
-    size = int(r["size_bytes"])
-    if "impl" in r:
-        return [((r["collective"], r["impl"], size), float(r["median_us"]))]
-    coll = f"reduce_local {r['mode']}"
-    return [((coll, "vred", size), float(r["vred_us"])), ((coll, "mpi", size), float(r["mpi_us"]))]
+# What compare() finds: the header's facts (the first row read), the offsets' names in the order
+# measured (0/0 left out), one row per (collective, alg, size) with its ratio at each offset (None:
+# not measured), the worst ratio per (collective, alg) with where it was, vred's cells under the
+# floor, and the time at 0/0 per row (us).
+Result = namedtuple("Result", "first names rows worst under ref_us")
 
 
 def load(paths):
-    """Rows by (collective, impl, size) of one or more CSVs (comma-separated), with median_us the
-    fastest over the files (the module's docstring says why)."""
-    times, rows = {}, {}
-    for path in paths.split(","):
+    """{(collective, alg, size): {offset: [ratio, ...]}} and the first row, from the CSVs; the
+    time at 0/0 per cell as well, under the offset '0/0' (in us, not a ratio)."""
+    cells, first = OrderedDict(), None
+    for path in paths:
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
-                for key, t in keyed(r):
-                    rows.setdefault(key, dict(r))
-                    times.setdefault(key, []).append(t)
-    for key, ts in times.items():
-        rows[key]["median_us"] = str(min(ts))
-        rows[key]["rounds"] = str(len(ts))
-    return rows
+                first = first or dict(r)
+                key = (r["collective"], r["alg"], int(r["size_bytes"]))
+                value = float(r["median_us"]) if r["offset"] == "0/0" else float(r["ratio"])
+                cells.setdefault(key, OrderedDict()).setdefault(r["offset"], []).append(value)
+    return cells, first
 
 
-def compare(runs, floor=0.9):
-    """runs: [(offset name, load(...))], the aligned reference first."""
-    (ref_name, ref), others = runs[0], runs[1:]
-    worst, under, out = OrderedDict(), [], []
-    for key, r0 in ref.items():
-        coll, impl, size = key
-        t0 = float(r0["median_us"])
-        ratios = []
-        for name, run in others:
-            r = run.get(key)
-            ratio = t0 / float(r["median_us"]) if r and t0 > 0 and float(r["median_us"]) > 0 else None
-            ratios.append(ratio)
+def compare(loaded, floor=0.9):
+    cells, first = loaded
+    names = []
+    for offs in cells.values():
+        for o in offs:
+            if o != "0/0" and o not in names:
+                names.append(o)
+    worst, under, rows, ref_us = OrderedDict(), [], [], {}
+    for (coll, alg, size), offs in cells.items():
+        ratios = [median(offs[o]) if o in offs else None for o in names]
+        ref_us[(coll, alg, size)] = median(offs["0/0"]) if "0/0" in offs else None
+        rows.append((coll, alg, size, ratios))
+        for name, ratio in zip(names, ratios):
             if ratio is None:
                 continue
-            w = worst.get((coll, impl))
+            w = worst.get((coll, alg))
             if w is None or ratio < w[0]:
-                worst[(coll, impl)] = (ratio, f"{size_name(size)} at {name}")
-            if ratio < floor and impl != "mpi":
-                under.append((coll, impl, size, name, ratio))
-        out.append((coll, impl, size, ratios))
-    return Result(next(iter(ref.values())), ref_name, [n for n, _ in others], out, worst, under)
+                worst[(coll, alg)] = (ratio, f"{size_name(size)} at {name}")
+            if ratio < floor and alg != "mpi":
+                under.append((coll, alg, size, name, ratio))
+    return Result(first, names, rows, worst, under, ref_us)
 
 
 def header(res):
     f = res.first
     ranks = f.get("ranks", "1")
-    what = f"{f['type']} {f['op']}, {ranks} rank{'' if ranks == '1' else 's'}"
-    return (f"{what}, {f.get('sync', 'back-to-back')}, {f['mpi_library'].split(';')[0]}, {f.get('cpu', '?')}; "
-            f"ratio = time at {res.ref_name} / time at the offset; the fastest of {f['rounds']} round(s) "
-            "(each a median), offsets taken in turn")
+    return (f"{f['type']} {f['op']}, {ranks} rank{'' if ranks == '1' else 's'} (reduce_local: 1), "
+            f"{f.get('sync', 'back-to-back')}, {f['mpi_library'].split(';')[0]}, {f.get('cpu', '?')}; "
+            "ratio = median over the rounds of the time at 0/0 / the time at the offset in the same round")
 
 
 def table_lines(res):
-    lines = ["| collective | alg | size | " + " | ".join(res.names) + " |",
-             "| --- | --- | ---: | " + " | ".join("---:" for _ in res.names) + " |"]
-    for coll, impl, size, ratios in res.rows:
+    lines = ["| collective | alg | size | 0/0 (us) | " + " | ".join(res.names) + " |",
+             "| --- | --- | ---: | ---: | " + " | ".join("---:" for _ in res.names) + " |"]
+    for coll, alg, size, ratios in res.rows:
         cells = ["" if v is None else f"{v:.2f}" for v in ratios]
-        lines.append(f"| {coll} | {impl} | {size_name(size)} | " + " | ".join(cells) + " |")
+        t0 = res.ref_us.get((coll, alg, size))
+        lines.append(f"| {coll} | {alg} | {size_name(size)} | {'' if t0 is None else f'{t0:.3g}'} | "
+                     + " | ".join(cells) + " |")
     return lines
 
 
@@ -101,20 +88,20 @@ def main(argv):
     floor = 0.9
     if argv[:1] == ["--floor"]:
         floor, argv = float(argv[1]), argv[2:]
-    if len(argv) < 2:
+    if not argv:
         print(__doc__, file=sys.stderr)
         return 2
-    res = compare([(a.partition("=")[0], load(a.partition("=")[2])) for a in argv], floor)
+    res = compare(load(argv), floor)
     print(header(res))
     print()
     print("\n".join(table_lines(res)))
     print()
     print("worst ratio per algorithm:")
-    for (coll, impl), (ratio, where) in res.worst.items():
-        print(f"  {coll:22s} {impl:9s} {ratio:.2f} ({where})")
+    for (coll, alg), (ratio, where) in res.worst.items():
+        print(f"  {coll:22s} {alg:9s} {ratio:.2f} ({where})")
     print(f"vred cells under {floor}: {len(res.under)}")
-    for coll, impl, size, name, ratio in res.under:
-        print(f"  {coll} {impl} {size_name(size)} at {name}: {ratio:.2f}")
+    for coll, alg, size, name, ratio in res.under:
+        print(f"  {coll} {alg} {size_name(size)} at {name}: {ratio:.2f}")
     return 0
 
 

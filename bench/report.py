@@ -1148,38 +1148,31 @@ def exp_peers(R):
 ALIGN_FLOOR = 0.9  # issue 16, item 1: within 10% of the algorithm's own aligned time
 
 
-def align_runs(d, typ):
-    """[(offset, comma-joined CSVs)] of bench/run_align.sh's files for one type, 0/0 first: its
-    names are openmpi-TYPE-S_R-rK.csv (vred-bench coll) and ...-rK-local.csv (vred-bench local)."""
-    by = defaultdict(list)
-    # The collectives' files before the local ones: the table's rows, and its header's facts
-    # (ranks), come from the first file.
-    for path in sorted(glob.glob(os.path.join(d, f"*-{typ}-*_*-r*.csv")), key=lambda p: (p.endswith("-local.csv"), p)):
-        m = re.search(rf"-{typ}-(\d+)_(\d+)-r\d+(-local)?\.csv$", path)
-        if m:
-            by[f"{m.group(1)}/{m.group(2)}"].append(path)
-    offs = sorted(by, key=lambda o: (o != "0/0", [int(v) for v in o.split("/")]))
-    return [(o, ",".join(by[o])) for o in offs] if "0/0" in by else []
+def align_files(d, typ):
+    """bench/run_align.sh's CSVs for one type: openmpi-TYPE-rK.csv (the collectives, vred-bench
+    offsets on 2 ranks) before openmpi-TYPE-rK-local.csv (MPI_Reduce_local, one process), so the
+    table's header facts (ranks) come from the collectives."""
+    paths = glob.glob(os.path.join(d, f"*-{typ}-r*.csv"))
+    return sorted(paths, key=lambda p: (p.endswith("-local.csv"), p))
 
 
 def exp_align(R):
     d = R.header("align", "11. Every algorithm at every offset, against its own aligned time (issue 16)")
     if not d:
         return
-    R.w("Not in the papers: each of vred's algorithms forced in turn (`vred-bench coll --algs ...`, 2 ranks, "
-        "SUM, calls back to back), the MPI's own collective beside them, and `MPI_Reduce_local` (vred's kernel "
-        "and the MPI's, one process, warm and cold), with the send and receive buffers S/R bytes past a "
-        "4096-aligned address; ratio = the time at 0/0 / the time at S/R (1: as fast as aligned, < 1: slower). "
-        f"Each offset ran in every round, in turn with the others; each cell is its fastest round. Bar: "
-        f">= {ALIGN_FLOOR} for every vred cell. The `mpi` rows (the MPI's own collective and `MPI_Reduce_local`, not "
-        "vred's to fix) show how far the same rounds moved without vred: where they fall as far as vred's cells, "
-        "the host's slow spells (docs/peers.md) took those rounds, not the offsets.\n")
+    R.w("Not in the papers: each of vred's algorithms forced in turn and the MPI's own collective (`vred-bench "
+        "offsets`, 2 ranks, SUM, calls back to back), and `MPI_Reduce_local` (vred's kernel and the MPI's, one "
+        "process, the same buffers every call: from memory at 16 MiB and up), with the send and receive buffers "
+        "S/R bytes past a 4096-aligned address. Each algorithm's offsets, 0/0 among them, take turns in every "
+        "round of one run, on the same pages; ratio = the median over the rounds of the time at 0/0 / the time at "
+        f"S/R in the same round (1: as fast as aligned, < 1: slower). Bar: >= {ALIGN_FLOOR} for every vred cell. "
+        "The `mpi` rows (not vred's to fix) show what the same offsets cost the MPI.\n")
     worst_all, n_cells, n_under, types = None, 0, 0, []
     for typ in ("f32", "f64", "u8"):
-        runs = align_runs(d, typ)
-        if not runs:
+        files = align_files(d, typ)
+        if not files:
             continue
-        res = align_table.compare([(o, align_table.load(p)) for o, p in runs], ALIGN_FLOOR)
+        res = align_table.compare(align_table.load(files), ALIGN_FLOOR)
         types.append(typ)
         R.w(f"\n**{typ}** ({align_table.header(res)}):\n")
         body = []
@@ -1204,7 +1197,7 @@ def exp_align(R):
     R.summary.append(("11 alignment (issue 16)", "-",
                       f"vred at S/R / at 0/0: worst {worst_all[0]:.2f}x ({worst_all[1]}); {n_under} of {n_cells} "
                       f"vred cells under {ALIGN_FLOOR} ({', '.join(types)})",
-                      "split loads in L1 (the kernels, docs/kernels.md); the host's slow spells"))
+                      "split loads and 4 KiB aliasing in L1 (the kernels, docs/kernels.md)"))
 
 
 # ---- the report ---------------------------------------------------------------------------------

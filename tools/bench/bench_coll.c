@@ -44,8 +44,23 @@
 #endif
 
 const char *const bc_names[BC_COUNT] = {"allreduce", "reduce", "reduce_scatter_block", "scan", "bcast",
-                                        "allgather"};
-const char *const bc_vnames[BC_COUNT] = {"allreduce", "reduce", "reduce_scatter", "scan", "bcast", "allgather"};
+                                        "allgather", "reduce_local"};
+const char *const bc_vnames[BC_COUNT] = {"allreduce", "reduce", "reduce_scatter", "scan", "bcast", "allgather",
+                                         NULL};
+
+/* The algorithms each collective is measured with, in this order; --algs filters (and orders).
+ * vred_mpi_force must also accept the name: a vred without an algorithm loses its column rather
+ * than silently measuring `auto` twice under another name. MPI_Reduce_local has no algorithms:
+ * "vred" is vred's kernel (MPI_Reduce_local), "mpi" the MPI's (PMPI_Reduce_local). */
+const char *const bc_algs[BC_COUNT] = {
+    "auto,binomial,redscat,ring,recdbl,ma,dpml,cma", /* allreduce */
+    "auto,binomial,redscat,ring,ma,dpml,cma",        /* reduce */
+    "auto,binomial,redscat,ring,ma,dpml,cma",        /* reduce_scatter_block */
+    "auto,recdbl",                                   /* scan */
+    "auto,pipe,cma",                                 /* bcast */
+    "auto,pipe,cma",                                 /* allgather */
+    "vred",                                          /* reduce_local */
+};
 
 double bc_now(void)
 {
@@ -86,39 +101,49 @@ int bc_rcount(const bc_run *r)
     return (int)(r->count / (size_t)p);
 }
 
-/* One call of impl (0: the MPI library). */
-static int do_call(const bc_run *r, int vred)
+int bc_is_vred(const bc_run *r, int i) { return r->alg[i] && strcmp(r->alg[i], "mpi") != 0; }
+
+/* One call, vred's or the MPI's, on the given buffers. */
+static int call_on(const bc_run *r, int vred, const void *sbuf, void *rbuf)
 {
     int n = (int)r->count;
     switch (r->coll) {
     case BC_ALLREDUCE:
-        return vred ? MPI_Allreduce(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm)
-                    : PMPI_Allreduce(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm);
+        return vred ? MPI_Allreduce(sbuf, rbuf, n, r->dt, r->op, r->comm)
+                    : PMPI_Allreduce(sbuf, rbuf, n, r->dt, r->op, r->comm);
     case BC_REDUCE:
-        return vred ? MPI_Reduce(r->sbuf, r->rbuf, n, r->dt, r->op, 0, r->comm)
-                    : PMPI_Reduce(r->sbuf, r->rbuf, n, r->dt, r->op, 0, r->comm);
+        return vred ? MPI_Reduce(sbuf, rbuf, n, r->dt, r->op, 0, r->comm)
+                    : PMPI_Reduce(sbuf, rbuf, n, r->dt, r->op, 0, r->comm);
     case BC_RSB:
-        return vred ? MPI_Reduce_scatter_block(r->sbuf, r->rbuf, bc_rcount(r), r->dt, r->op, r->comm)
-                    : PMPI_Reduce_scatter_block(r->sbuf, r->rbuf, bc_rcount(r), r->dt, r->op, r->comm);
+        return vred ? MPI_Reduce_scatter_block(sbuf, rbuf, bc_rcount(r), r->dt, r->op, r->comm)
+                    : PMPI_Reduce_scatter_block(sbuf, rbuf, bc_rcount(r), r->dt, r->op, r->comm);
     case BC_SCAN:
-        return vred ? MPI_Scan(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm)
-                    : PMPI_Scan(r->sbuf, r->rbuf, n, r->dt, r->op, r->comm);
+        return vred ? MPI_Scan(sbuf, rbuf, n, r->dt, r->op, r->comm)
+                    : PMPI_Scan(sbuf, rbuf, n, r->dt, r->op, r->comm);
     case BC_BCAST: /* rank 0's rbuf goes to everyone's rbuf */
-        return vred ? MPI_Bcast(r->rbuf, n, r->dt, 0, r->comm) : PMPI_Bcast(r->rbuf, n, r->dt, 0, r->comm);
+        return vred ? MPI_Bcast(rbuf, n, r->dt, 0, r->comm) : PMPI_Bcast(rbuf, n, r->dt, 0, r->comm);
     case BC_ALLGATHER: /* each rank's first count/p elements of sbuf, in rank order, into rbuf */
-        return vred ? MPI_Allgather(r->sbuf, bc_rcount(r), r->dt, r->rbuf, bc_rcount(r), r->dt, r->comm)
-                    : PMPI_Allgather(r->sbuf, bc_rcount(r), r->dt, r->rbuf, bc_rcount(r), r->dt, r->comm);
+        return vred ? MPI_Allgather(sbuf, bc_rcount(r), r->dt, rbuf, bc_rcount(r), r->dt, r->comm)
+                    : PMPI_Allgather(sbuf, bc_rcount(r), r->dt, rbuf, bc_rcount(r), r->dt, r->comm);
+    case BC_REDUCE_LOCAL: /* inout = in op inout: in is the send buffer, inout the receive buffer */
+        return vred ? MPI_Reduce_local(sbuf, rbuf, n, r->dt, r->op) : PMPI_Reduce_local(sbuf, rbuf, n, r->dt, r->op);
     default:
         return MPI_ERR_ARG;
     }
+}
+
+/* One call of impl i, on its own buffers where it has them. */
+static int do_call(const bc_run *r, int i)
+{
+    return call_on(r, bc_is_vred(r, i), r->sbufs[i] ? r->sbufs[i] : r->sbuf, r->rbufs[i] ? r->rbufs[i] : r->rbuf);
 }
 
 /* The algorithm, and the copy mode if the impl has one: set before each batch, since the impls
  * alternate and each may want a different mode (the mode is process-wide in vred). */
 static void force(const bc_run *r, int impl)
 {
-    if (impl > 0 && vred_mpi_force && bc_vnames[r->coll]) vred_mpi_force(bc_vnames[r->coll], r->alg[impl]);
-    if (impl > 0 && r->nt[impl] && vred_mpi_nt) vred_mpi_nt(r->nt[impl]);
+    if (bc_is_vred(r, impl) && vred_mpi_force && bc_vnames[r->coll]) vred_mpi_force(bc_vnames[r->coll], r->alg[impl]);
+    if (bc_is_vred(r, impl) && r->nt[impl] && vred_mpi_nt) vred_mpi_nt(r->nt[impl]);
 }
 
 static void unforce(const bc_run *r)
@@ -160,23 +185,25 @@ static int lead_calls(const double *per_call, int impl, int k)
 static double batch(bc_run *r, int impl, int k, int lead)
 {
     force(r, impl);
+    if (r->before) r->before(r, impl);
     double sum = 0;
-    for (int j = 0; j < lead; j++) do_call(r, impl > 0);
+    for (int j = 0; j < lead; j++) do_call(r, impl);
     if (r->barrier_each)
         for (int j = 0; j < k; j++) {
             PMPI_Barrier(r->comm);
             double t0 = bc_now();
-            do_call(r, impl > 0);
+            do_call(r, impl);
             sum += bc_now() - t0;
         }
     else {
         PMPI_Barrier(r->comm);
         double t0 = bc_now();
-        for (int j = 0; j < k; j++) do_call(r, impl > 0);
+        for (int j = 0; j < k; j++) do_call(r, impl);
         sum = bc_now() - t0;
     }
-    if (impl > 0 && vred_mpi_last_alg) snprintf(r->served[impl], sizeof r->served[impl], "%s", vred_mpi_last_alg());
-    else snprintf(r->served[impl], sizeof r->served[impl], "mpi");
+    if (!bc_is_vred(r, impl)) snprintf(r->served[impl], sizeof r->served[impl], "mpi");
+    else if (r->coll == BC_REDUCE_LOCAL || !vred_mpi_last_alg) snprintf(r->served[impl], sizeof r->served[impl], "vred");
+    else snprintf(r->served[impl], sizeof r->served[impl], "%s", vred_mpi_last_alg());
     return sum / k;
 }
 
@@ -273,6 +300,8 @@ int bc_measure(bc_run *r)
         }
     }
     for (int i = 0; i < n; i++) {
+        for (int q = 0; q < rounds; q++) col[q] = t[q] / t[(size_t)i * stride + q]; /* impl 0's round q / ours */
+        r->paired[i] = bench_median(col, rounds);
         memcpy(col, t + (size_t)i * stride, sizeof(double) * (size_t)rounds);
         r->med[i] = bench_median(col, rounds); /* sorts col */
         r->min[i] = col[0];
@@ -291,7 +320,7 @@ int bc_measure(bc_run *r)
 
 /* ---- the subcommand ----------------------------------------------------------------------------- */
 
-static int type_of(const char *name, MPI_Datatype *dt, size_t *esize)
+int bc_type_of(const char *name, MPI_Datatype *dt, size_t *esize)
 {
     if (!strcmp(name, "f32") || !strcmp(name, "float")) return *dt = MPI_FLOAT, *esize = 4, 1;
     if (!strcmp(name, "f64") || !strcmp(name, "double")) return *dt = MPI_DOUBLE, *esize = 8, 1;
@@ -301,7 +330,7 @@ static int type_of(const char *name, MPI_Datatype *dt, size_t *esize)
     return 0;
 }
 
-static int op_of(const char *name, MPI_Op *op)
+int bc_op_of(const char *name, MPI_Op *op)
 {
     if (!strcmp(name, "sum")) return *op = MPI_SUM, 1;
     if (!strcmp(name, "max")) return *op = MPI_MAX, 1;
@@ -310,20 +339,9 @@ static int op_of(const char *name, MPI_Op *op)
     return 0;
 }
 
-/* The algorithms each collective is measured with, in this order; --algs filters (and orders).
- * vred_mpi_force must also accept the name: a vred without an algorithm loses its column rather
- * than silently measuring `auto` twice under another name. */
-static const char *const coll_algs[BC_COUNT] = {
-    "auto,binomial,redscat,ring,recdbl,ma,dpml,cma", /* allreduce */
-    "auto,binomial,redscat,ring,ma,dpml,cma",        /* reduce */
-    "auto,binomial,redscat,ring,ma,dpml,cma",        /* reduce_scatter_block */
-    "auto,recdbl",                               /* scan */
-    "auto,pipe,cma",                             /* bcast */
-    "auto,pipe,cma",                             /* allgather */
-};
 #define ALL_ALGS "auto,binomial,redscat,ring,recdbl,ma,dpml,pipe,cma"
 
-static int in_list(const char *list, const char *name)
+int bc_in_list(const char *list, const char *name)
 {
     size_t n = strlen(name);
     for (const char *q = list; *q;) {
@@ -433,7 +451,7 @@ static void coll_usage(FILE *f)
         "bound%%: DAV(us) / the best vred column's time (100%%: at the memory's limit).\n");
 }
 
-static int split(const char *spec, char out[][32], int max)
+int bc_split(const char *spec, char out[][32], int max)
 {
     char list[512];
     int n = 0;
@@ -477,7 +495,7 @@ int cmd_coll(int argc, char **argv)
         else if (!strcmp(a, "--step") && v) step = atoi(v), i++;
         else if (!strcmp(a, "--sizes") && v) {
             char tok[64][32];
-            int m = split(v, tok, 64);
+            int m = bc_split(v, tok, 64);
             for (int j = 0; j < m; j++)
                 if (bench_parse_bytes(tok[j])) sizes[nsizes++] = bench_parse_bytes(tok[j]);
             i++;
@@ -501,7 +519,7 @@ int cmd_coll(int argc, char **argv)
     MPI_Datatype dt;
     MPI_Op op;
     size_t esize;
-    if (!type_of(type, &dt, &esize) || !op_of(opname, &op)) {
+    if (!bc_type_of(type, &dt, &esize) || !bc_op_of(opname, &op)) {
         if (!rank) fprintf(stderr, "vred-bench coll: unknown --type %s or --op %s\n", type, opname);
         return 2;
     }
@@ -509,11 +527,11 @@ int cmd_coll(int argc, char **argv)
     if (!nsizes)
         for (size_t s = minb ? minb : esize; s <= maxb && nsizes < 64; s *= (size_t)step) sizes[nsizes++] = s;
     char colls[8][32], algs[16][32], nts[4][32];
-    int ncoll = split(coll_spec, colls, 8), nalg = split(alg_spec, algs, 16), nnt = 0;
+    int ncoll = bc_split(coll_spec, colls, 8), nalg = bc_split(alg_spec, algs, 16), nnt = 0;
     if (nt_spec) {
-        nnt = split(nt_spec, nts, 4);
+        nnt = bc_split(nt_spec, nts, 4);
         for (int k = 0; k < nnt; k++)
-            if (!in_list("off,on,auto,env", nts[k])) {
+            if (!bc_in_list("off,on,auto,env", nts[k])) {
                 if (!rank) fprintf(stderr, "vred-bench coll: --nt: unknown mode '%s' (off,on,auto,env)\n", nts[k]);
                 return 2;
             }
@@ -628,7 +646,7 @@ int cmd_coll(int argc, char **argv)
         while (c < BC_COUNT && strcmp(colls[ci], bc_names[c]) &&
                !(bc_vnames[c] && !strcmp(colls[ci], bc_vnames[c])))
             c++;
-        if (c == BC_COUNT) {
+        if (c >= BC_REDUCE_LOCAL) { /* MPI_Reduce_local: vred-bench local, or offsets */
             if (!rank) fprintf(stderr, "vred-bench coll: unknown collective '%s'\n", colls[ci]);
             continue;
         }
@@ -640,7 +658,7 @@ int cmd_coll(int argc, char **argv)
         int first_nt[BC_MAX_IMPL] = {0}; /* the algorithm's first column: the model's prediction goes there */
         snprintf(names[0], sizeof names[0], "MPI");
         for (int a = 0; a < nalg && vred_mpi_force && bc_vnames[c]; a++) {
-            if (!in_list(coll_algs[c], algs[a]) || vred_mpi_force(bc_vnames[c], algs[a]) != 0) continue;
+            if (!bc_in_list(bc_algs[c], algs[a]) || vred_mpi_force(bc_vnames[c], algs[a]) != 0) continue;
             for (int k = 0; k < (nnt ? nnt : 1) && r.nimpl < BC_MAX_IMPL; k++) {
                 int i = r.nimpl++;
                 r.alg[i] = algs[a];
@@ -702,7 +720,7 @@ int cmd_coll(int argc, char **argv)
                 for (int i = 1; i < r.nimpl; i++) {
                     prepare(&r, rbuf, rank, 0x5A, bytes);
                     force(&r, i);
-                    do_call(&r, 1);
+                    do_call(&r, i);
                     if (check)
                         for (size_t e = 0; e < cmp; e++)
                             bad[i] += memcmp((char *)rbuf + e * esize, (char *)ref + e * esize, esize) != 0;

@@ -5,7 +5,8 @@
  *                       [--isa best|scalar|sse41|avx2|avx512|neon|sve|all] [--reps N] [--budget S]
  *                       [--validate] [--csv FILE] [--label NAME] [--llc BYTES] [--align A | --offset N[/R]]
  *   vred-bench counters [--case f32:sum,u8:sum] [--bytes 16M] [--isa ...] [--which both|vred|mpi]
- *   vred-bench coll | tune | scalar  (all ranks; bench_coll.c, bench_tune.c, bench_scalar.c)
+ *   vred-bench coll | offsets | tune | scalar  (all ranks; bench_coll.c, bench_offsets.c,
+ *                                               bench_tune.c, bench_scalar.c)
  *
  * `local` times MPI_Reduce_local served by vred (MPI_Reduce_local, from libvred-mpi.so), by the
  * MPI library (PMPI_Reduce_local) and a memcpy of the same size. Every repetition runs the three
@@ -605,10 +606,12 @@ static void usage(FILE *f)
         "usage: vred-bench local [options]      MPI_Reduce_local: vred vs the MPI vs memcpy\n"
         "       vred-bench counters [options]   one call each, for valgrind --toggle-collect\n"
         "       vred-bench coll [options]       reduction collectives on all ranks: the MPI vs vred's algorithms\n"
+        "       vred-bench offsets [options]    each algorithm at buffer offsets against its own aligned time,\n"
+        "                                       the offsets taking turns in one run\n"
         "       vred-bench tune [--out FILE]    measure the cost model (all ranks); file for VRED_TUNE_FILE\n"
         "       vred-bench scalar [options]     an array reduced to one value on all ranks: vred vs loops vs\n"
         "                                       MPI_Reduce (strong/weak scaling, the fourth paper)\n"
-        "                                       (vred-bench coll|tune|scalar --help for their options)\n"
+        "                                       (vred-bench coll|offsets|tune|scalar --help for their options)\n"
         "local:\n"
         "  --case LIST       type:op,... | default (%s) | all\n"
         "  --sizes LIST      sizes in bytes (K/M/G suffixes), e.g. 1K,64K,16M\n"
@@ -798,7 +801,7 @@ static int cmd_counters(int argc, char **argv)
 int main(int argc, char **argv)
 {
     int all_ranks = argc >= 2 && (!strcmp(argv[1], "coll") || !strcmp(argv[1], "tune") ||
-                                  !strcmp(argv[1], "scalar"));
+                                  !strcmp(argv[1], "scalar") || !strcmp(argv[1], "offsets"));
     if (argc < 2 || (strcmp(argv[1], "local") && strcmp(argv[1], "counters") && !all_ranks)) {
         int help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
         usage(help ? stdout : stderr);
@@ -813,8 +816,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int rc = 0;
     if (all_ranks) /* collectives: every rank takes part */
-        rc = !strcmp(argv[1], "coll")   ? cmd_coll(argc - 2, argv + 2)
-             : !strcmp(argv[1], "scalar") ? cmd_scalar(argc - 2, argv + 2)
+        rc = !strcmp(argv[1], "coll")      ? cmd_coll(argc - 2, argv + 2)
+             : !strcmp(argv[1], "offsets") ? cmd_offsets(argc - 2, argv + 2)
+             : !strcmp(argv[1], "scalar")  ? cmd_scalar(argc - 2, argv + 2)
                                           : cmd_tune(argc - 2, argv + 2);
     else if (rank == 0) /* a local benchmark: other ranks, if any, only wait */
         rc = !strcmp(argv[1], "local") ? cmd_local(argc - 2, argv + 2) : cmd_counters(argc - 2, argv + 2);
