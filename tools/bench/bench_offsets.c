@@ -254,7 +254,7 @@ int cmd_offsets(int argc, char **argv)
                 }
                 if (bc_measure(&r)) continue;
                 if (rank) continue;
-                printf("  %-9zu %-9s %-9s %10.2f", r.count * esize, which[a], r.served[0], r.med[0] * 1e6);
+                printf("  %-9zu %-9s %-9s %10.3f", r.count * esize, which[a], r.served[0], r.med[0] * 1e6);
                 for (int k = 1; k < noff; k++) printf(" %7.2f", r.paired[k]);
                 printf("\n");
                 fflush(stdout);
