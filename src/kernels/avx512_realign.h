@@ -194,6 +194,7 @@ enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
         size_t vectors = (n - i) / W;                                                           \
         if (vectors < 4) return i;                                                              \
         if ((uintptr_t)(o + i) & 63) return name##_paired(a, b, o, i, n);                       \
+        if (vred_kernels_far_now) return i; /* split loads: kernel.h */                         \
         size_t sa = (size_t)((uintptr_t)(a + i) & 63), sb = (size_t)((uintptr_t)(b + i) & 63);  \
         int in_ = sa && sa % 16 == 0, inout_ = !in_ && sb && sb % 16 == 0;                      \
         if (!in_ && !inout_) return i;                                                          \

@@ -10,6 +10,7 @@
 #include "config.h"
 
 vred_kernel_table vred_active;
+__thread int vred_kernels_far_now __attribute__((tls_model("initial-exec")));
 vred_entry vred_entries[VRED_OP_COUNT][VRED_TYPE_COUNT];
 static vred_isa active_isa = VRED_ISA_SCALAR;
 

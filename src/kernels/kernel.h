@@ -129,6 +129,21 @@ int vred_cpu_runs_sve(void);
 /* The active table (dispatch.c). Filled before main() runs. */
 extern vred_kernel_table vred_active;
 
+/*
+ * Calls whose output is a line another core has just written and whose input streams from
+ * beyond the private caches (MA's fold of a rank's own input into the shared slot, in place):
+ * between vred_kernels_far(1) and vred_kernels_far(0) this thread's AVX-512 kernels read a
+ * misaligned input with split loads, as the other ISAs do, not in aligned lines joined by
+ * VALIGND (avx512_realign.h). Where the data sits in L1 the aligned lines save the split loads'
+ * second access; in those folds, whose loads wait on other cores and on memory, the extra
+ * instruction per vector cost more than it saved: MA's allreduce of 16 MiB ran at 0.87-0.91x of
+ * its aligned time with the send buffer at 16, 32 or 48 mod 64, 0.97-1.00x with split loads
+ * (2 ranks, Zen 5; docs/kernels.md, "Folds into another core's lines"). A hint: the bytes are
+ * the same either way. Worker threads of a split reduction (local/threads.c) do not see it.
+ */
+extern __thread int vred_kernels_far_now __attribute__((tls_model("initial-exec")));
+static inline void vred_kernels_far(int on) { vred_kernels_far_now = on; }
+
 /* Scalar half-precision conversions (the reference; scalar.c). */
 float vred_bf16_to_f32(uint16_t h);
 uint16_t vred_f32_to_bf16(float f);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include "coll/shm/ma.h"
 #include "coll/shm/stamp.h"
+#include "kernels/kernel.h"
 #include "local/copy.h"
 
 static const char *slot_src(const vred_ma *ma, int q)
@@ -69,12 +70,14 @@ static void own_fold(const vred_ma *ma, const char *src, char *slot, char *dst, 
 {
     size_t es = ma->es, block = OWN_BLOCK / es ? OWN_BLOCK / es : 1;
     if (vred_threads_for(n * es) > 1) block = n;
+    vred_kernels_far(1); /* into the peer's lines: kernel.h */
     for (size_t i = 0; i < n; i += block) {
         size_t k = n - i < block ? n - i : block;
         vred_par_reduce3(ma->a->e, es, vred_at(src, i, es), vred_at(slot, i, es),
                          vred_at(slot, i, es), k);
         vred_copy(vred_at(dst, i, es), vred_at(slot, i, es), k * es, ma->nt);
     }
+    vred_kernels_far(0);
 }
 
 /* Step j of the group phase on part (t+1+j) % g: its slots [q0, q1). */
@@ -93,8 +96,11 @@ static void group_step(vred_ma *ma, int j)
             vred_stores_copy(&ma->in, slot, slot_src(ma, q), n * ma->es, n == ma->I);
         else if (final && folds_own(ma))
             own_fold(ma, slot_src(ma, q), slot, slot_dst(ma, q), n);
-        else
+        else {
+            vred_kernels_far(!final); /* in place into the peer's lines: kernel.h */
             vred_par_reduce3(ma->a->e, ma->es, slot_src(ma, q), slot, final ? vred_ma_own_out(ma) : slot, n);
+            vred_kernels_far(0);
+        }
     }
 }
 

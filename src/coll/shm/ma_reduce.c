@@ -20,6 +20,7 @@
  */
 #include "coll/shm/ma.h"
 #include "coll/shm/stamp.h"
+#include "kernels/kernel.h"
 #include "local/copy.h"
 
 typedef struct {
@@ -65,8 +66,11 @@ static void chain_round(chain *ch, size_t c, int v)
         const char *src = vred_at(a->sbuf, lo, ch->es);
         if (n && j == 0)
             vred_stores_copy(&ch->in, slot(ch, bank, w), src, n * ch->es, n == ch->I);
-        else if (n)
+        else if (n) {
+            vred_kernels_far(1); /* in place into the peer's lines: kernel.h */
             vred_par_reduce3(a->e, ch->es, src, slot(ch, bank, w), slot(ch, bank, w), n);
+            vred_kernels_far(0);
+        }
         if (c == 0 && j == 0) vred_shm_stamp_publish(s, ch->args); /* for the root's check */
         vred_shm_post(s);
     }
