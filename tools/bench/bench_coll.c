@@ -249,6 +249,7 @@ int bc_measure(bc_run *r)
     for (int i = 0; i < n; i++) per_call[i] = glob[i] > 1e-8 ? glob[i] : 1e-8;
     int rounds = r->reps > 0 ? r->reps : 15;
     int min_rounds = r->reps > 0 && r->reps < 5 ? r->reps : 5;
+    if (r->min_rounds > min_rounds) min_rounds = r->min_rounds < rounds ? r->min_rounds : rounds;
     int k = calls_within(r, per_call, bar, r->budget / rounds);
     if (k < 1) {
         k = 1;

@@ -44,6 +44,7 @@ typedef struct bc_run {
     int barrier_each;          /* 1: a barrier before every timed call (--sync barrier); 0 (the
                                   default): one barrier per batch, then its calls back to back */
     int reps;                  /* rounds wanted (fewer for long calls, at least 5) */
+    int min_rounds;            /* at least this many rounds however long the calls (0: 5) */
     double budget;             /* seconds for the whole measurement (roughly) */
     const void *sbuf;          /* count elements */
     void *rbuf;                /* count elements */

@@ -99,7 +99,7 @@ static void usage(FILE *f)
         "                    always runs (default " OFF_DEFAULT "; u8: " OFF_BYTES " too)\n"
         "  --sizes LIST      default 4K,64K,1M,16M,64M (bytes of the vector, as vred-bench coll)\n"
         "  --type T --op O   f32 | f64 | i32 | i64 | u8; sum | max | min | prod (default f32 sum)\n"
-        "  --reps N          rounds (default 15; fewer, at least 5, when a call is long)\n"
+        "  --reps N          rounds, every one of them however long the calls (default 15)\n"
         "  --budget S        seconds per (collective, algorithm, size) (default 0.5)\n"
         "  --sync barrier    a barrier before every call (default: back to back)\n"
         "  --csv FILE        one row per (collective, algorithm, size, offset)\n"
@@ -238,9 +238,11 @@ int cmd_offsets(int argc, char **argv)
         }
         for (int si = 0; si < nsizes; si++)
             for (int a = 0; a < nwhich; a++) {
+                /* every round however long the calls: a ratio is a median of rounds, and the
+                 * largest sizes, whose rounds are few within any budget, swing most */
                 bc_run r = {.coll = (bc_coll)c, .comm = comm, .dt = dt, .op = op, .esize = esize, .reps = reps,
-                            .budget = budget, .sbuf = sbase, .rbuf = rbase, .nimpl = noff,
-                            .barrier_each = mode.barrier_each};
+                            .min_rounds = reps, .budget = budget, .sbuf = sbase, .rbuf = rbase,
+                            .nimpl = noff, .barrier_each = mode.barrier_each};
                 r.count = sizes[si] / esize;
                 if (c == BC_RSB || c == BC_ALLGATHER) r.count = r.count / (size_t)p * (size_t)p;
                 if (r.count == 0) continue;
