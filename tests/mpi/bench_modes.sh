@@ -62,6 +62,35 @@ print(f"   CSV: {len(rows)} rows, sync {sys.argv[2]}, buffers {sys.argv[3]}")
 EOF
 done
 
+# vred-bench offsets: each algorithm at 0/0 and at every offset asked, in one run; 0/0 is the
+# reference (ratio 1), each row's buffers sit where its offset says, the MPI's own is a row too,
+# and MPI_Reduce_local runs on one rank as vred's and the MPI's. A bad offset is refused.
+"${launch[@]}" -np 2 "$bench" offsets --coll allreduce,bcast --algs mpi,ring,pipe --sizes 4K --type u8 \
+  --offsets 16/16,0/1 --reps 3 --budget 0.02 --csv "$tmp/off.csv" >"$tmp/off.txt" 2>"$tmp/off.err"
+rc=$?
+echo "== vred-bench offsets: exit $rc"
+[ $rc = 0 ] || { bad "offsets: exit $rc"; cat "$tmp/off.txt" "$tmp/off.err" >&2; }
+"${launch[@]}" -np 1 "$bench" offsets --coll reduce_local --sizes 4K --offsets 4/4 --reps 3 --budget 0.02 \
+  --csv "$tmp/offl.csv" >"$tmp/offl.txt" 2>"$tmp/offl.err" || bad "offsets reduce_local: exit $?"
+python3 - "$tmp/off.csv" "$tmp/offl.csv" <<'EOF' || bad "offsets: CSV"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+got = sorted((r["collective"], r["alg"], r["offset"]) for r in rows)
+want = sorted((c, a, o) for c, algs in (("allreduce", ("mpi", "ring")), ("bcast", ("mpi", "pipe")))
+              for a in algs for o in ("0/0", "16/16", "0/1"))
+assert got == want, got
+for r in rows + list(csv.DictReader(open(sys.argv[2]))):
+    s, d = r["offset"].split("/")
+    assert (r["sbuf_mod4096"], r["rbuf_mod4096"]) == (s, d), r
+    assert float(r["ratio"]) > 0 and float(r["median_us"]) > 0, r
+    if r["offset"] == "0/0":
+        assert float(r["ratio"]) == 1.0, r
+local = sorted((r["alg"], r["offset"]) for r in csv.DictReader(open(sys.argv[2])))
+assert local == [("mpi", "0/0"), ("mpi", "4/4"), ("vred", "0/0"), ("vred", "4/4")], local
+print(f"   CSV: {len(rows)} rows, every offset where it says")
+EOF
+if "${launch[@]}" -np 1 "$bench" offsets --offsets 4096 >/dev/null 2>&1; then bad "offsets 4096 accepted"; fi
+
 # vred-bench local (one rank, calls always back to back): the buffer placement in each table
 # header, the CSV's columns, --validate.
 for c in "|malloc||" "--align 64|align64|0|0" "--offset 0/16|offset0/16|0|16"; do

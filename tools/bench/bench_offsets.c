@@ -263,7 +263,8 @@ int cmd_offsets(int argc, char **argv)
                 for (int k = 0; cf && k < noff; k++)
                     fprintf(cf, "%s,%d,%s,%s,%s,%zu,%s,%s,%ld/%ld,%ld,%ld,%d,%d,%.3f,%.3f,%.4f,%s,%s\n", lib, p,
                             bc_names[c], type, opname, r.count * esize, which[a], r.served[k], offs[k].s, offs[k].r,
-                            offs[k].s, offs[k].r, r.rounds, r.iters, r.med[k] * 1e6, r.min[k] * 1e6, r.paired[k],
+                            (long)((uintptr_t)r.sbufs[k] % 4096), (long)((uintptr_t)r.rbufs[k] % 4096), r.rounds,
+                            r.iters, r.med[k] * 1e6, r.min[k] * 1e6, r.paired[k],
                             bench_sync_name(&mode), cpu);
                 if (cf) fflush(cf);
             }
