@@ -33,6 +33,17 @@
             (i) = end_;                                                                         \
             break;                                                                              \
         }                                                                                       \
+        if (vred_simd_loads_first((o) + (i), (a) + (i), (b) + (i), sizeof(V)))                   \
+            for (; (i) + 4 * W_ <= (n); (i) += 4 * W_) {                                        \
+                V x0_ = LOAD((a) + (i)), x1_ = LOAD((a) + (i) + W_);                            \
+                V x2_ = LOAD((a) + (i) + 2 * W_), x3_ = LOAD((a) + (i) + 3 * W_);               \
+                V y0_ = LOAD((b) + (i)), y1_ = LOAD((b) + (i) + W_);                            \
+                V y2_ = LOAD((b) + (i) + 2 * W_), y3_ = LOAD((b) + (i) + 3 * W_);               \
+                STORE((o) + (i), OP(x0_, y0_));                                                 \
+                STORE((o) + (i) + W_, OP(x1_, y1_));                                            \
+                STORE((o) + (i) + 2 * W_, OP(x2_, y2_));                                        \
+                STORE((o) + (i) + 3 * W_, OP(x3_, y3_));                                        \
+            }                                                                                   \
         for (; (i) + 4 * W_ <= (n); (i) += 4 * W_) {                                            \
             VRED_SIMD_STEP(V, LOAD, STORE, OP, a, b, o, i);                                     \
             VRED_SIMD_STEP(V, LOAD, STORE, OP, a, b, o, (i) + W_);                              \
@@ -70,6 +81,24 @@ static inline int vred_simd_backward(const void *o, const void *a, const void *b
     size_t da = vred_page_gap(o, a), db = vred_page_gap(o, b);
     return (vred_simd_aliases(da) || vred_simd_aliases(db)) &&
            !vred_simd_aliases(4096 - da) && !vred_simd_aliases(4096 - db);
+}
+
+/*
+ * Should a trip's loads all come before its stores? Where `o` sits 1-63 bytes above an input in
+ * its page, the load of the next vector of that input meets, in the low 12 address bits, the
+ * store just issued (4 KiB aliasing) and waits for it: vector by vector the loop then runs one
+ * load and one store at a time. With a trip's four vectors loaded first only the first load of
+ * each trip can meet a store. `vred_reduce` of 4 KiB of floats with `in` at 0 and `inout` at
+ * 16 (Zen 5): AVX2 52 -> 45 ns (aligned 32), AVX-512's plain loop at 0/4 43 -> 40 ns; u8 at
+ * 0/1 (AVX2) 67 -> 64 ns, (AVX-512) 47 -> 39 ns. Elsewhere the loop keeps loading and storing
+ * vector by vector: loads first made the aligned AVX2 call slower (32.6 -> 37 ns), and where
+ * `o` is a whole number of vectors above the input (AVX2 at 0/32: 33 -> 38 ns) the load meets
+ * its store's exact twin, which costs little.
+ */
+static inline int vred_simd_loads_first(const void *o, const void *a, const void *b, size_t vbytes)
+{
+    size_t da = vred_page_gap(o, a), db = vred_page_gap(o, b);
+    return (da >= 1 && da <= 63 && da % vbytes) || (db >= 1 && db <= 63 && db % vbytes);
 }
 
 /*
