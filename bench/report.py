@@ -1166,7 +1166,9 @@ def exp_align(R):
         "S/R bytes past a 4096-aligned address. Each algorithm's offsets, 0/0 among them, take turns in every "
         "round of one run, on the same pages; ratio = the median over the rounds of the time at 0/0 / the time at "
         f"S/R in the same round (1: as fast as aligned, < 1: slower). Bar: >= {ALIGN_FLOOR} for every vred cell. "
-        "The `mpi` rows (not vred's to fix) show what the same offsets cost the MPI.\n")
+        "The `mpi` rows (not vred's to fix) show what the same offsets cost the MPI. What the cells under the bar "
+        "are, kind by kind, and what was done about each: docs/shm.md (\"Left open\", alignment) and "
+        "docs/kernels.md (\"Alignment\").\n")
     worst_all, n_cells, n_under, types = None, 0, 0, []
     for typ in ("f32", "f64", "u8"):
         files = align_files(d, typ)
