@@ -68,7 +68,8 @@ def compare(loaded, floor=0.9):
 def header(res):
     f = res.first
     ranks = f.get("ranks", "1")
-    return (f"{f['type']} {f['op']}, {ranks} rank{'' if ranks == '1' else 's'} (reduce_local: 1), "
+    local = " (reduce_local: 1)" if any(c == "reduce_local" for c, _, _, _ in res.rows) else ""
+    return (f"{f['type']} {f['op']}, {ranks} rank{'' if ranks == '1' else 's'}{local}, "
             f"{f.get('sync', 'back-to-back')}, {f['mpi_library'].split(';')[0]}, {f.get('cpu', '?')}; "
             "ratio = median over the rounds of the time at 0/0 / the time at the offset in the same round")
 

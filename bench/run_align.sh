@@ -8,12 +8,14 @@
 #
 # usage: bench/run_align.sh [--mpi openmpi|mpich] [--type f32|f64|u8] [--sizes LIST]
 #                           [--offsets LIST] [--coll LIST] [--algs LIST] [--budget S] [--reps N]
-#                           [--runs N] [--out DIR]
+#                           [--runs N] [--np P] [--node-size K] [--tag NAME] [--out DIR]
 #   defaults: openmpi, f32, sizes 4K,64K,1M,16M,64M, offsets 4/4,8/8,16/16,32/32,48/48,0/16,16/0
 #   (16/16 is the issue's "16 mod 4096"; u8: 1/1,0/1 as well), collectives allreduce, reduce,
 #   reduce_scatter_block, bcast, allgather and reduce_local, every algorithm, 15 rounds a cell.
 #   --runs N repeats the whole run N times (files -rK); a cell's ratio is then the median of the
-#   runs' ratios.
+#   runs' ratios. --np P --node-size K --tag NAME: P ranks (oversubscribed past the cores) that
+#   vred takes for nodes of K (VRED_NODE_SIZE: the hierarchical forms of ma, dpml and pipe, the
+#   leaders' point-to-point between the nodes), files named MPI-TYPE-NAME-rK.csv.
 #   Before this script ran each offset in a separate process, minutes apart, and took the fastest
 #   of 3 rounds per cell: the host's slow spells (another guest, or the two cores' shared-memory
 #   traffic dropping to a fifth for seconds: docs/peers.md) then put the MPI's own allreduce at
@@ -23,6 +25,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build}
 mpi=openmpi type=f32 sizes=4K,64K,1M,16M,64M budget=0.5 out=$root/bench/results/align
 offsets= colls=allreduce,reduce,reduce_scatter_block,bcast,allgather,reduce_local algs= reps=15 runs=1
+np=2 node_size= tag=
 while [ $# -gt 0 ]; do
   case $1 in
     --mpi) mpi=$2; shift 2 ;;
@@ -34,14 +37,18 @@ while [ $# -gt 0 ]; do
     --budget) budget=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --node-size) node_size=$2; shift 2 ;;
+    --tag) tag=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "run_align.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 case $mpi in
-  openmpi) run=(mpirun.openmpi --allow-run-as-root -np 2) one=(mpirun.openmpi --allow-run-as-root -np 1) ;;
-  mpich) run=(mpirun.mpich -np 2) one=(mpirun.mpich -np 1) ;;
+  openmpi) run=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np" ${node_size:+-x VRED_NODE_SIZE=$node_size})
+           one=(mpirun.openmpi --allow-run-as-root -np 1) ;;
+  mpich) run=(mpirun.mpich -np "$np" ${node_size:+-env VRED_NODE_SIZE $node_size}) one=(mpirun.mpich -np 1) ;;
   *) echo "run_align.sh: --mpi openmpi|mpich" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
@@ -54,7 +61,7 @@ args=(offsets --type "$type" --sizes "$sizes" --budget "$budget" --reps "$reps")
 [ -z "$offsets" ] || args+=(--offsets "$offsets")
 files=()
 for r in $(seq 1 "$runs"); do
-  base=$out/$mpi-$type-r$r
+  base=$out/$mpi-$type${tag:+-$tag}-r$r
   echo "== $mpi $type run $r/$runs ($(uptime | sed 's/.*load average/load/'))"
   if [ ${#cl[@]} -gt 0 ]; then
     "${run[@]}" "$build/$mpi/vred-bench" "${args[@]}" --coll "$(IFS=,; echo "${cl[*]}")" \
@@ -66,4 +73,4 @@ for r in $(seq 1 "$runs"); do
     files+=("$base-local.csv")
   fi
 done
-python3 "$root/bench/align_table.py" "${files[@]}" | tee "$out/$mpi-$type.md"
+python3 "$root/bench/align_table.py" "${files[@]}" | tee "$out/$mpi-$type${tag:+-$tag}.md"

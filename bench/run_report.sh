@@ -45,7 +45,8 @@
 #               2 ranks, 5 collectives, 4 KiB-64 MiB (bench/run_peers.sh). A PyPI MPI not installed
 #               or not built is named in peers/missing.txt and in the report, not measured
 #  11 align     every vred algorithm and MPI_Reduce_local at send/receive offsets against its own
-#               0/0 time (issue 16, item 1): f32, f64, u8 (bench/run_align.sh), over Open MPI
+#               0/0 time (issue 16, item 1): f32, f64, u8 (bench/run_align.sh), over Open MPI;
+#               the hierarchical forms on 4 ranks taken for 2 nodes (VRED_NODE_SIZE=2)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -321,6 +322,11 @@ x_align() {
       --out "$o" "${opt[@]}" >"$o/run-$t.txt" 2>&1 || failed+=(align)
     [ $quick = 1 ] && break
   done
+  # The hierarchical forms: 4 ranks taken for 2 nodes of 2 (VRED_NODE_SIZE=2, oversubscribed on
+  # this 2-core machine): the node stage in shared memory, the leaders' point-to-point between.
+  [ $quick = 1 ] || run align env BUILD="$B" "$root/bench/run_align.sh" --type f32 --np 4 --node-size 2 \
+    --tag hier --coll allreduce,reduce,reduce_scatter_block,bcast --algs mpi,auto,ma,dpml,pipe \
+    --sizes 64K,1M,16M --budget 0.5 --out "$o" >"$o/run-hier.txt" 2>&1 || failed+=(align)
   end align
 }
 

@@ -57,9 +57,11 @@ with tempfile.TemporaryDirectory() as d:
     check("median of two runs", [round(v, 6) for v in ma], [0.85, 0.98])
     check("median time", round(both.ref_us[("allreduce", "ma", 65536)], 6), 2.1)
     check("none under a floor of 0.8", both.under, [])
+    check("header without reduce_local", align_table.header(both).split(";")[0],
+          "f32 sum, 2 ranks, back-to-back, Open MPI v4.1.4, c")
     check("table line", align_table.table_lines(res)[2], "| allreduce | mpi | 64K | 10 | 0.50 | 0.95 |")
 
 if failures:
     print("\n".join(failures))
     sys.exit(1)
-print("align_table: 12 checks passed")
+print("align_table: 13 checks passed")
