@@ -47,17 +47,22 @@
 
 /* ---- MINLOC / MAXLOC ----------------------------------------------------------------------- */
 /* The winner's value and index; on equal values the inout value and the lower index. Only the
- * two fields are written: padding bytes of out are left as they were. */
+ * two fields are written: padding bytes of out are left as they were. The value's bytes are the
+ * winner's own, copied from its element: an x87 long double carries 6 unused bytes that a copy
+ * through a register leaves undefined (they came out as whatever the stack held). memmove: in
+ * place, out is the winner's element itself. */
 #define SCALAR_LOC(name, T, CMP)                                                                \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
         for (size_t i = 0; i < n; i++) {                                                        \
-            T x = LOAD_AT(a_, i, T), y = LOAD_AT(b_, i, T), r = y;                              \
-            if (x.v CMP y.v) r = x;                                                             \
-            else if (x.v == y.v && x.i < y.i) r.i = x.i;                                        \
+            T x = LOAD_AT(a_, i, T), y = LOAD_AT(b_, i, T);                                     \
+            const void *win = (const char *)b_ + i * sizeof(T);                                 \
+            __typeof__(y.i) idx = y.i;                                                          \
+            if (x.v CMP y.v) win = (const char *)a_ + i * sizeof(T), idx = x.i;                 \
+            else if (x.v == y.v && x.i < y.i) idx = x.i;                                        \
             char *out = (char *)o_ + i * sizeof(T);                                             \
-            memcpy(out + offsetof(T, v), &r.v, sizeof r.v);                                     \
-            memcpy(out + offsetof(T, i), &r.i, sizeof r.i);                                     \
+            memmove(out + offsetof(T, v), (const char *)win + offsetof(T, v), sizeof x.v);      \
+            memcpy(out + offsetof(T, i), &idx, sizeof idx);                                     \
         }                                                                                       \
     }
 
