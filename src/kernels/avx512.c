@@ -464,5 +464,6 @@ AVX512_KERNELS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
 void vred_fill_avx512(vred_kernel_table *t, int masked_tail)
 {
     (void)masked_tail;
+    vred_ra_vbmi = vred_cpu()->avx512_vbmi;
     AVX512_KERNELS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
 }

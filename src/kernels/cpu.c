@@ -37,6 +37,7 @@ static void detect(vred_cpu_features *f)
         f->avx512dq = f->avx512f && ((b >> 17) & 1);
         f->avx512bw = f->avx512f && ((b >> 30) & 1);
         f->avx512vl = f->avx512f && ((b >> 31) & 1);
+        f->avx512_vbmi = f->avx512f && ((c >> 1) & 1);
         f->avx512_vbmi2 = f->avx512f && ((c >> 6) & 1);
         f->avx512_fp16 = f->avx512f && ((d >> 23) & 1);
         unsigned max_sub = a;

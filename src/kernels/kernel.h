@@ -105,7 +105,7 @@ void vred_fill_sve(vred_kernel_table *t, int masked_tail);
 typedef struct {
     /* x86 */
     int sse41, avx, avx2, f16c, fma, avx512f, avx512bw, avx512vl, avx512dq, avx512_bf16,
-        avx512_fp16, avx512_vbmi2, os_ymm, os_zmm;
+        avx512_fp16, avx512_vbmi, avx512_vbmi2, os_ymm, os_zmm;
     int erms; /* enhanced `rep movsb` (fast strings): local/copy.c's string copy */
     /* aarch64 */
     int asimd, fphp, sve, sve2;

@@ -422,10 +422,11 @@ static void sweep(void)
 /*
  * Inputs that are whole allocations of their own, so that under AddressSanitizer a load of one
  * byte before or after one fails the test: the AVX-512 loop reads an input in aligned lines
- * where it sits 16, 32 or 48 bytes off the output's lines (avx512_realign.h), and must not read
- * the lines around it. The exact input starts e bytes past a line (the bytes before it
- * poisoned), each input in turn, the output at 0, 16, 32 and 48 past one, so every shift the
- * loop takes comes up; 3-buffer form, against the scalar reference.
+ * where it sits off the output's lines (avx512_realign.h: VALIGND at 16, 32 or 48 bytes, a
+ * permute at any other shift), and must not read the lines around it. The exact input starts e
+ * bytes past a line (the bytes before it poisoned), each input in turn, the output at 0, 16, 32
+ * and 48 past one, so every VALIGND shift and permutes by dwords and by bytes come up; 3-buffer
+ * form, against the scalar reference.
  */
 static unsigned char *exact_alloc(size_t e, size_t bytes, void **base)
 {
@@ -446,6 +447,7 @@ static void exact_free(void *base, size_t e, size_t bytes)
     free(base);
 }
 
+static const size_t exact_offsets[] = {0, 1, 4, 16, 32, 48, 60, 63};
 static void exact_inputs(void)
 {
     enum { OUT_MAX = 4096 * 8 + 128 };
@@ -458,8 +460,8 @@ static void exact_inputs(void)
             size_t size = vred_type_size(t);
             size_t lens[] = {256 / size + 1, 1000 / size * 4 + 1, 4096 / size * 2 + 3};
             for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
-                for (size_t e = 0; e < 64; e += 16) {
-                    size_t n = lens[li], bytes = n * size;
+                for (size_t ei = 0; ei < sizeof exact_offsets / sizeof *exact_offsets; ei++) {
+                    size_t e = exact_offsets[ei], n = lens[li], bytes = n * size;
                     void *base;
                     unsigned char *exact = exact_alloc(e, bytes, &base);
                     if (!exact) continue;

@@ -89,9 +89,10 @@ static void print_cpu(void)
 #if defined(__x86_64__) || defined(__i386__)
     printf("  features:        sse4.1 %s, avx %s, avx2 %s, f16c %s, fma %s\n", yesno(f->sse41),
            yesno(f->avx), yesno(f->avx2), yesno(f->f16c), yesno(f->fma));
-    printf("  avx-512:         f %s, bw %s, vl %s, dq %s, bf16 %s, fp16 %s, vbmi2 %s\n",
+    printf("  avx-512:         f %s, bw %s, vl %s, dq %s, bf16 %s, fp16 %s, vbmi %s, vbmi2 %s\n",
            yesno(f->avx512f), yesno(f->avx512bw), yesno(f->avx512vl), yesno(f->avx512dq),
-           yesno(f->avx512_bf16), yesno(f->avx512_fp16), yesno(f->avx512_vbmi2));
+           yesno(f->avx512_bf16), yesno(f->avx512_fp16), yesno(f->avx512_vbmi),
+           yesno(f->avx512_vbmi2));
     printf("  OS state (XCR0): ymm %s, zmm+opmask %s\n", yesno(f->os_ymm), yesno(f->os_zmm));
 #elif defined(__aarch64__)
     printf("  features:        asimd %s, fphp %s, sve %s, sve2 %s\n", yesno(f->asimd), yesno(f->fphp),
