@@ -17,9 +17,10 @@
  * index made at run time (VRED_RP_*): VPERMT2D for a whole number of dwords (a float buffer at
  * 4 mod 64 against one at 0), VPERMT2B for the rest (a byte buffer at 1 against one at 0),
  * where the CPU has AVX512_VBMI; without it those keep the split loads of VRED_SIMD_LOOP.
- * Measured on Zen 5, a 4 KiB in-place u8 sum with `in` 1 byte below `inout` in its page: split
- * loads 0.70x of the aligned loop, VPERMT2B 1.03x (64 KiB: 0.92x and 0.98x); VPERMT2D at a
- * 16-byte shift as fast as VALIGND there (1.04x), so VALIGND keeps only the shifts it had.
+ * Measured on Zen 5, the kernel alone, in place, `in` 1 byte below `inout` in its page: split
+ * loads 0.62-0.65x of the aligned call at 4 KiB, VPERMT2B 0.78x; 64 KiB 0.90x and 0.99x. The
+ * permute costs more than VALIGND's immediate shift where L1 holds the data, so VALIGND keeps
+ * the shifts it had (docs/kernels.md, "Every other shift, by a permute").
  *
  * No load reads a byte outside the vectors it serves: the first and the last vector go through
  * the plain loop, so the first aligned line starts inside the first vector and the last ends
@@ -97,6 +98,7 @@
             __m512i h1 = _mm512_load_si512((const void *)(l_ + 128));                           \
             __m512i h2 = _mm512_load_si512((const void *)(l_ + 192));                           \
             __m512i h3 = _mm512_load_si512((const void *)(l_ + 256));                           \
+            VRED_RP_KEEP(h0, h1, h2, h3);                                                       \
             __m512i y0 = LD512(y + W * j_), y1 = LD512(y + W * (j_ + 1));                       \
             __m512i y2 = LD512(y + W * (j_ + 2)), y3 = LD512(y + W * (j_ + 3));                 \
             __m512i r0 = ORDER(OP, PERM(p_, ix, h0), y0);                                       \
@@ -115,6 +117,11 @@
             p_ = h_;                                                                            \
         }                                                                                       \
     }
+/* The permute overwrites its table operand, so each line is needed twice, once as a copy; left
+ * to itself GCC 12 loaded three of the four lines a second time as the permute's memory operand
+ * instead of copying a register (7 line loads a trip instead of 4: the loop ran at 0.65-0.70x
+ * of aligned in L1). An empty asm that takes the four in registers rules the reload out. */
+#define VRED_RP_KEEP(h0, h1, h2, h3) __asm__("" : "+v"(h0), "+v"(h1), "+v"(h2), "+v"(h3))
 #define VRED_RP_VBMI __attribute__((target("avx512vbmi")))
 #define VRED_RP_PERMD(p, ix, h) _mm512_permutex2var_epi32((p), (ix), (h))
 #define VRED_RP_PERMB(p, ix, h) _mm512_permutex2var_epi8((p), (ix), (h))
@@ -262,14 +269,10 @@ enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
 #define VRED_RA_DEFINE(name, T, OP, STORE, FIELDS)                                              \
     VRED_RA_PAIR_DEFINE(name##_paired, T, OP, STORE, FIELDS)                                    \
     VRED_RP_DEFINE(name##_perm, T, OP, STORE)                                                   \
-    static size_t name(const T *a, const T *b, T *o, size_t i, size_t n)                       \
+    __attribute__((noinline)) static size_t name##_lines(const T *a, const T *b, T *o, size_t i, \
+                                                         size_t vectors, size_t sa, size_t sb)  \
     {                                                                                           \
         enum { W = 64 / sizeof(T) };                                                            \
-        size_t vectors = (n - i) / W;                                                           \
-        if (vectors < 4) return i;                                                              \
-        if ((uintptr_t)(o + i) & 63) return name##_paired(a, b, o, i, n);                       \
-        if (vred_kernels_far_now) return i; /* split loads: kernel.h */                         \
-        size_t sa = (size_t)((uintptr_t)(a + i) & 63), sb = (size_t)((uintptr_t)(b + i) & 63);  \
         int in_ = sa && sa % 16 == 0, inout_ = !in_ && sb && sb % 16 == 0;                      \
         int pin_ = !in_ && !inout_ && vred_rp_shift(sa);                                        \
         int pinout_ = !in_ && !inout_ && !pin_ && vred_rp_shift(sb);                            \
@@ -292,6 +295,19 @@ enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
             VRED_RA_SWITCH(VRED_RA_INOUT, OP, STORE, W, sb, (const char *)(b + i) - sb, a + i,  \
                            o + i, m);                                                           \
         return i + m * W;                                                                       \
+    }                                                                                           \
+    /* The checks inline, the loops out of line: an aligned call then pays no prologue of a   \
+     * function holding a dozen loops (4 KiB aligned 19.5 ns against 17.8; docs/kernels.md). */   \
+    static inline size_t name(const T *a, const T *b, T *o, size_t i, size_t n)                \
+    {                                                                                           \
+        enum { W = 64 / sizeof(T) };                                                            \
+        size_t vectors = (n - i) / W;                                                           \
+        if (vectors < 4) return i;                                                              \
+        if ((uintptr_t)(o + i) & 63) return name##_paired(a, b, o, i, n);                       \
+        if (vred_kernels_far_now) return i; /* split loads: kernel.h */                         \
+        size_t sa = (size_t)((uintptr_t)(a + i) & 63), sb = (size_t)((uintptr_t)(b + i) & 63);  \
+        if (!sa && !sb) return i;                                                               \
+        return name##_lines(a, b, o, i, vectors, sa, sb);                                       \
     }
 
 #endif
