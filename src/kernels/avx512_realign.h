@@ -37,24 +37,34 @@
 #define VRED_RA_IN(OP, r, y) OP(r, y)
 #define VRED_RA_INOUT(OP, r, y) OP(y, r)
 
-/* m vectors into o + W*j (j = 0..m-1), the realigned input's lines from `al` (64-aligned,
- * al + Q*4 is its first element), the other input at `y`. */
-#define VRED_RA_CASE(ORDER, OP, STORE, W, Q, al, y, o, m)                                       \
-    case Q: {                                                                                   \
-        __m512i p_ = _mm512_load_si512((const void *)(al));                                     \
+/*
+ * m vectors into o + W*j (j = 0..m-1), the realigned input's vector j joined from its lines j
+ * and j + 1 (from `al`, 64-aligned) by JOIN(line j, line j + 1, X), the other input at `y`.
+ * JOIN is VALIGND by the immediate X (dwords) or a two-source permute by the index X. The permute
+ * overwrites its table operand, so each line is needed twice, once as a copy; left to itself
+ * GCC 12 loaded three of the four lines a second time as the permute's memory operand instead
+ * of copying a register (7 line loads a trip instead of 4: 0.65-0.70x of aligned in L1). The
+ * empty asm that takes the four in registers rules the reload out (VALIGND does not need it and
+ * compiles the same with it).
+ */
+#define VRED_RA_LOOP(ORDER, OP, STORE, W, JOIN, X, al, y, o, m)                                 \
+    do {                                                                                        \
+        const char *lines_ = (const char *)(al);                                                \
+        __m512i p_ = _mm512_load_si512((const void *)lines_);                                   \
         size_t j_ = 0;                                                                          \
         for (; j_ + 4 <= (m); j_ += 4) {                                                        \
-            const char *l_ = (const char *)(al) + 64 * j_;                                      \
+            const char *l_ = lines_ + 64 * j_;                                                  \
             __m512i h0 = _mm512_load_si512((const void *)(l_ + 64));                            \
             __m512i h1 = _mm512_load_si512((const void *)(l_ + 128));                           \
             __m512i h2 = _mm512_load_si512((const void *)(l_ + 192));                           \
             __m512i h3 = _mm512_load_si512((const void *)(l_ + 256));                           \
+            __asm__("" : "+v"(h0), "+v"(h1), "+v"(h2), "+v"(h3));                               \
             __m512i y0 = LD512((y) + W * j_), y1 = LD512((y) + W * (j_ + 1));                   \
             __m512i y2 = LD512((y) + W * (j_ + 2)), y3 = LD512((y) + W * (j_ + 3));             \
-            __m512i r0 = ORDER(OP, _mm512_alignr_epi32(h0, p_, Q), y0);                         \
-            __m512i r1 = ORDER(OP, _mm512_alignr_epi32(h1, h0, Q), y1);                         \
-            __m512i r2 = ORDER(OP, _mm512_alignr_epi32(h2, h1, Q), y2);                         \
-            __m512i r3 = ORDER(OP, _mm512_alignr_epi32(h3, h2, Q), y3);                         \
+            __m512i r0 = ORDER(OP, JOIN(p_, h0, X), y0);                                        \
+            __m512i r1 = ORDER(OP, JOIN(h0, h1, X), y1);                                        \
+            __m512i r2 = ORDER(OP, JOIN(h1, h2, X), y2);                                        \
+            __m512i r3 = ORDER(OP, JOIN(h2, h3, X), y3);                                        \
             STORE((o) + W * j_, r0);                                                            \
             STORE((o) + W * (j_ + 1), r1);                                                      \
             STORE((o) + W * (j_ + 2), r2);                                                      \
@@ -62,12 +72,18 @@
             p_ = h3;                                                                            \
         }                                                                                       \
         for (; j_ < (m); j_++) {                                                                \
-            __m512i h_ = _mm512_load_si512((const void *)((const char *)(al) + 64 * (j_ + 1))); \
-            STORE((o) + W * j_, ORDER(OP, _mm512_alignr_epi32(h_, p_, Q), LD512((y) + W * j_))); \
+            __m512i h_ = _mm512_load_si512((const void *)(lines_ + 64 * (j_ + 1)));             \
+            STORE((o) + W * j_, ORDER(OP, JOIN(p_, h_, X), LD512((y) + W * j_)));               \
             p_ = h_;                                                                            \
         }                                                                                       \
-        break;                                                                                  \
-    }
+    } while (0)
+
+/* Lines p and h joined by VALIGND, the input's first element Q dwords into line p. */
+#define VRED_RA_VALIGND(p, h, Q) _mm512_alignr_epi32((h), (p), (Q))
+#define VRED_RA_CASE(ORDER, OP, STORE, W, Q, al, y, o, m)                                       \
+    case Q:                                                                                     \
+        VRED_RA_LOOP(ORDER, OP, STORE, W, VRED_RA_VALIGND, Q, al, y, o, m);                     \
+        break;
 
 /* The loop for a shift of sh bytes (16, 32 or 48): VALIGND's immediate is sh / 4. */
 #define VRED_RA_SWITCH(ORDER, OP, STORE, W, sh, al, y, o, m)                                    \
@@ -81,50 +97,19 @@
     } while (0)
 
 /*
- * The permuted loop: m vectors into o + W*j, the realigned input's vector j being lanes
- * [s, s + L) of its lines j and j + 1 (from `al`, 64-aligned) as PERM(line j, ix, line j + 1)
- * picks them, ix holding k + s in lane k. A function per kernel, order and permute, so that the
- * byte permute alone is compiled for AVX512_VBMI (ATTR) and called only where the CPU has it.
+ * The permuted loop (VRED_RA_LOOP with a permute whose index ix holds k + shift in lane k). A
+ * function per kernel, order and permute, so that the byte permute alone is compiled for
+ * AVX512_VBMI (ATTR) and called only where the CPU has it.
  */
 #define VRED_RP_FN(fname, ATTR, ORDER, PERM, T, OP, STORE)                                      \
     ATTR static void fname(const char *al, const T *y, T *o, size_t m, __m512i ix)            \
     {                                                                                           \
         enum { W = 64 / sizeof(T) };                                                            \
-        __m512i p_ = _mm512_load_si512((const void *)al);                                       \
-        size_t j_ = 0;                                                                          \
-        for (; j_ + 4 <= m; j_ += 4) {                                                          \
-            const char *l_ = al + 64 * j_;                                                      \
-            __m512i h0 = _mm512_load_si512((const void *)(l_ + 64));                            \
-            __m512i h1 = _mm512_load_si512((const void *)(l_ + 128));                           \
-            __m512i h2 = _mm512_load_si512((const void *)(l_ + 192));                           \
-            __m512i h3 = _mm512_load_si512((const void *)(l_ + 256));                           \
-            VRED_RP_KEEP(h0, h1, h2, h3);                                                       \
-            __m512i y0 = LD512(y + W * j_), y1 = LD512(y + W * (j_ + 1));                       \
-            __m512i y2 = LD512(y + W * (j_ + 2)), y3 = LD512(y + W * (j_ + 3));                 \
-            __m512i r0 = ORDER(OP, PERM(p_, ix, h0), y0);                                       \
-            __m512i r1 = ORDER(OP, PERM(h0, ix, h1), y1);                                       \
-            __m512i r2 = ORDER(OP, PERM(h1, ix, h2), y2);                                       \
-            __m512i r3 = ORDER(OP, PERM(h2, ix, h3), y3);                                       \
-            STORE(o + W * j_, r0);                                                              \
-            STORE(o + W * (j_ + 1), r1);                                                        \
-            STORE(o + W * (j_ + 2), r2);                                                        \
-            STORE(o + W * (j_ + 3), r3);                                                        \
-            p_ = h3;                                                                            \
-        }                                                                                       \
-        for (; j_ < m; j_++) {                                                                  \
-            __m512i h_ = _mm512_load_si512((const void *)(al + 64 * (j_ + 1)));                 \
-            STORE(o + W * j_, ORDER(OP, PERM(p_, ix, h_), LD512(y + W * j_)));                  \
-            p_ = h_;                                                                            \
-        }                                                                                       \
+        VRED_RA_LOOP(ORDER, OP, STORE, W, PERM, ix, al, y, o, m);                               \
     }
-/* The permute overwrites its table operand, so each line is needed twice, once as a copy; left
- * to itself GCC 12 loaded three of the four lines a second time as the permute's memory operand
- * instead of copying a register (7 line loads a trip instead of 4: the loop ran at 0.65-0.70x
- * of aligned in L1). An empty asm that takes the four in registers rules the reload out. */
-#define VRED_RP_KEEP(h0, h1, h2, h3) __asm__("" : "+v"(h0), "+v"(h1), "+v"(h2), "+v"(h3))
 #define VRED_RP_VBMI __attribute__((target("avx512vbmi")))
-#define VRED_RP_PERMD(p, ix, h) _mm512_permutex2var_epi32((p), (ix), (h))
-#define VRED_RP_PERMB(p, ix, h) _mm512_permutex2var_epi8((p), (ix), (h))
+#define VRED_RP_PERMD(p, h, ix) _mm512_permutex2var_epi32((p), (ix), (h))
+#define VRED_RP_PERMB(p, h, ix) _mm512_permutex2var_epi8((p), (ix), (h))
 /* The four loops of a kernel: `in` or `inout` realigned, by dwords or by bytes. */
 #define VRED_RP_DEFINE(name, T, OP, STORE)                                                      \
     VRED_RP_FN(name##_d_in, , VRED_RA_IN, VRED_RP_PERMD, T, OP, STORE)                          \

@@ -134,7 +134,7 @@ extern vred_kernel_table vred_active;
  * beyond the private caches (MA's fold of a rank's own input into the shared slot, in place):
  * between vred_kernels_far(1) and vred_kernels_far(0) this thread's AVX-512 kernels read a
  * misaligned input with split loads, as the other ISAs do, not in aligned lines joined by
- * VALIGND (avx512_realign.h). Where the data sits in L1 the aligned lines save the split loads'
+ * VALIGND or a permute (avx512_realign.h). Where the data sits in L1 the aligned lines save the split loads'
  * second access; in those folds, whose loads wait on other cores and on memory, the extra
  * instruction per vector cost more than it saved: MA's allreduce of 16 MiB ran at 0.87-0.91x of
  * its aligned time with the send buffer at 16, 32 or 48 mod 64, 0.97-1.00x with split loads
