@@ -25,17 +25,21 @@
 #define ST256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
 #define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define ST128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#include "kernels/avx2_realign.h"
 
 /* Kernel over 256-bit vectors of T, stored with STORE(p, v); the rest goes to `lower` (SSE4.1,
- * else scalar). */
+ * else scalar). Inputs a whole number of dwords off the stores' alignment are read in aligned
+ * lines (avx2_realign.h). */
 #define AVX2_KERNEL(name, lower, T, OP, STORE)                                                  \
     VRED_KERNEL_DECL(lower);                                                                    \
+    VRED_RA2_DEFINE(name##_realigned, T, OP, STORE)                                             \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \
         T *o = o_;                                                                              \
         size_t i = vred_simd_head(o, sizeof(T), n);                                             \
         if (i) lower(a, b, o, i);                                                               \
+        i = name##_realigned(a, b, o, i, n);                                                    \
         VRED_SIMD_LOOP(T, __m256i, LD256, STORE, OP, a, b, o, n, i);                            \
         if (i < n) lower(a + i, b + i, o + i, n - i);                                           \
     }

@@ -1,0 +1,170 @@
+/*
+ * The AVX2 main loop with its misaligned inputs read in aligned 32-byte lines (included by
+ * avx2.c only; avx512_realign.h is the AVX-512 counterpart).
+ *
+ * The head (simd_body.h) aligns the stores, not the loads: with `in` 16 bytes off `inout` in
+ * its line (MPI_Reduce_local on malloc'd buffers, 0/16) every other 32-byte load of `in` splits
+ * a cache line, and with floats at 4 mod 64 every load does. Measured on Zen 5 (family 26
+ * model 2) with the AVX2 kernels (VRED_ISA=avx2, `vred-kbench align --type f32`): `local` at
+ * 0/16 and 0/4 ran 0.59-0.73x of aligned at 4-64 KiB, and MA's in-place fold of a user's
+ * buffer at 4..48 into a page-aligned slot (`fold-ip`) 0.78-0.87x. A stand-alone 4 KiB loop
+ * (32-byte vectors, `in` 4..60 bytes past a line): split loads 0.56-0.80x of aligned, aligned
+ * lines joined as below 0.95-0.99x.
+ *
+ * AVX2 has no two-source lane-crossing permute, but a join by a whole number d of dwords is a
+ * blend and a one-source one: lane p of the blend comes from the later line where p < d and
+ * from the earlier one elsewhere, and VPERMD then takes lane (k + d) mod 8 into lane k. Both
+ * take run-time vectors, so one loop serves every dword shift (4..28 bytes past a 32-byte
+ * line); byte shifts (a byte buffer at 1 against one at 0) keep the split loads, as AVX2 has no
+ * byte permute across lanes.
+ *
+ * No load reads a byte outside the vectors it serves: the first and the last vector go through
+ * the plain loop, so the first aligned line starts inside the first vector and the last ends
+ * inside the last. Each trip loads its four vectors' lines and operands before its stores
+ * (where `o` sits a few bytes above an input in its page, a load after a store would wait on
+ * it: simd_body.h, vred_simd_loads_first).
+ */
+#ifndef VRED_AVX2_REALIGN_H
+#define VRED_AVX2_REALIGN_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A join of two consecutive aligned lines: the blend mask and VPERMD's index for d dwords. */
+typedef struct {
+    __m256i blend, index;
+} vred_ra2_join;
+
+static inline vred_ra2_join vred_ra2_join_of(size_t shift_bytes)
+{
+    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), d = _mm256_set1_epi32((int)(shift_bytes / 4));
+    vred_ra2_join j = {_mm256_cmpgt_epi32(d, lane),
+                       _mm256_and_si256(_mm256_add_epi32(lane, d), _mm256_set1_epi32(7))};
+    return j;
+}
+/* The 32 bytes that start d dwords into line p (h the line after it). */
+static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
+{
+    return _mm256_permutevar8x32_epi32(_mm256_blendv_epi8(p, h, j.blend), j.index);
+}
+
+/* Vectors k..k+3 of an input into x0..x3: read as they are from p, or (REAL) joined from the
+ * aligned lines k+1..k+4 from `al` and the line before them (prev, then replaced by line k+4).
+ * The empty asm keeps the four lines in registers: left to itself GCC 12 loaded three of them a
+ * second time as the blend's memory operand (as in avx512_realign.h). */
+#define VRED_RA2_FOUR(REAL, al, p, k, prev, jn, x0, x1, x2, x3)                                 \
+    do {                                                                                        \
+        if (REAL) {                                                                             \
+            const char *l_ = (al) + 32 * (k);                                                   \
+            __m256i h0_ = _mm256_load_si256((const __m256i *)(const void *)(l_ + 32));          \
+            __m256i h1_ = _mm256_load_si256((const __m256i *)(const void *)(l_ + 64));          \
+            __m256i h2_ = _mm256_load_si256((const __m256i *)(const void *)(l_ + 96));          \
+            __m256i h3_ = _mm256_load_si256((const __m256i *)(const void *)(l_ + 128));         \
+            __asm__("" : "+x"(h0_), "+x"(h1_), "+x"(h2_), "+x"(h3_));                           \
+            x0 = vred_ra2_join2((prev), h0_, (jn));                                             \
+            x1 = vred_ra2_join2(h0_, h1_, (jn));                                                \
+            x2 = vred_ra2_join2(h1_, h2_, (jn));                                                \
+            x3 = vred_ra2_join2(h2_, h3_, (jn));                                                \
+            (prev) = h3_;                                                                       \
+        } else {                                                                                \
+            x0 = LD256((p) + 32 * (k));                                                         \
+            x1 = LD256((p) + 32 * ((k) + 1));                                                   \
+            x2 = LD256((p) + 32 * ((k) + 2));                                                   \
+            x3 = LD256((p) + 32 * ((k) + 3));                                                   \
+        }                                                                                       \
+    } while (0)
+/* Vector k of an input alone (the last few vectors). */
+#define VRED_RA2_ONE(REAL, al, p, k, prev, jn, x)                                               \
+    do {                                                                                        \
+        if (REAL) {                                                                             \
+            __m256i h_ = _mm256_load_si256((const __m256i *)(const void *)((al) + 32 * ((k) + 1))); \
+            x = vred_ra2_join2((prev), h_, (jn));                                               \
+            (prev) = h_;                                                                        \
+        } else                                                                                  \
+            x = LD256((p) + 32 * (k));                                                          \
+    } while (0)
+
+/*
+ * m vectors of 32 bytes into o (aligned), from a and b (byte pointers to their first vector);
+ * RA, RB: whether each is read in aligned lines (from a - sa, b - sb).
+ */
+#define VRED_RA2_LOOP(RA, RB, OP, STORE, a, b, o, m, sa, sb)                                    \
+    do {                                                                                        \
+        const char *la_ = (a) - (sa), *lb_ = (b) - (sb);                                        \
+        vred_ra2_join ja_ = vred_ra2_join_of(sa), jb_ = vred_ra2_join_of(sb);                   \
+        __m256i pa_ = _mm256_setzero_si256(), pb_ = _mm256_setzero_si256();                     \
+        if (RA) pa_ = _mm256_load_si256((const __m256i *)(const void *)la_);                    \
+        if (RB) pb_ = _mm256_load_si256((const __m256i *)(const void *)lb_);                    \
+        size_t k_ = 0;                                                                          \
+        for (; k_ + 4 <= (m); k_ += 4) {                                                        \
+            __m256i x0, x1, x2, x3, y0, y1, y2, y3;                                             \
+            VRED_RA2_FOUR(RA, la_, a, k_, pa_, ja_, x0, x1, x2, x3);                            \
+            VRED_RA2_FOUR(RB, lb_, b, k_, pb_, jb_, y0, y1, y2, y3);                            \
+            STORE((o) + 32 * k_, OP(x0, y0));                                                   \
+            STORE((o) + 32 * (k_ + 1), OP(x1, y1));                                             \
+            STORE((o) + 32 * (k_ + 2), OP(x2, y2));                                             \
+            STORE((o) + 32 * (k_ + 3), OP(x3, y3));                                             \
+        }                                                                                       \
+        for (; k_ < (m); k_++) {                                                                \
+            __m256i x_, y_;                                                                     \
+            VRED_RA2_ONE(RA, la_, a, k_, pa_, ja_, x_);                                         \
+            VRED_RA2_ONE(RB, lb_, b, k_, pb_, jb_, y_);                                         \
+            STORE((o) + 32 * k_, OP(x_, y_));                                                   \
+        }                                                                                       \
+    } while (0)
+
+/*
+ * Is an input sh bytes past a 32-byte line, at page gap `gap` below the output, read in lines?
+ * Only at a whole number of dwords, and only where it pays: with 32-byte vectors half the loads
+ * split, which where L1 holds the data costs less than the blend and permute of every vector
+ * (MA's in-place fold of a user's buffer at 4..48 into an aligned slot, `fold-ip`, at 16 KiB:
+ * 0.82x of aligned with split loads, 0.76x realigned), but more from L2 on (64 KiB: 0.78x and
+ * 0.96x). Below VRED_RA2_MIN_BYTES, then, only where the output sits 1-63 bytes above the
+ * input in its page: there each split load also waits on the store before it (4 KiB aliasing,
+ * simd_body.h), and realigned ran 0.76x where split ran 0.61x (`local` at 0/16, 4 KiB).
+ * Measured on Zen 5 (family 26 model 2) with the AVX2 kernels, `vred-kbench align`.
+ */
+enum { VRED_RA2_MIN_BYTES = 32 << 10 };
+static inline int vred_ra2_takes(size_t sh, size_t gap, size_t bytes)
+{
+    return sh && sh % 4 == 0 && (bytes >= VRED_RA2_MIN_BYTES || (gap >= 1 && gap <= 63));
+}
+
+/*
+ * name(a, b, o, i, n): from element i, where o + i is 32-byte aligned, every whole vector but
+ * the first and the last with the inputs at dword shifts read in aligned lines; returns the
+ * element it stopped at (i itself where it does not apply), for VRED_SIMD_LOOP to finish. The
+ * loops out of line, the checks inline: an aligned call pays no prologue.
+ */
+#define VRED_RA2_DEFINE(name, T, OP, STORE)                                                     \
+    __attribute__((noinline)) static size_t name##_lines(const T *a, const T *b, T *o, size_t i, \
+                                                         size_t vectors, size_t sa, size_t sb)  \
+    {                                                                                           \
+        enum { W = 32 / sizeof(T) };                                                            \
+        size_t bytes = vectors * 32;                                                            \
+        int ra = vred_ra2_takes(sa, vred_page_gap(o + i, a + i), bytes);                        \
+        int rb = vred_ra2_takes(sb, vred_page_gap(o + i, b + i), bytes);                        \
+        if (!ra && !rb) return i;                                                               \
+        STORE(o + i, OP(LD256(a + i), LD256(b + i))); /* the first vector */                    \
+        i += W;                                                                                 \
+        size_t m = vectors - 2;                                                                 \
+        const char *pa = (const char *)(a + i), *pb = (const char *)(b + i);                    \
+        char *po = (char *)(o + i);                                                             \
+        if (ra && rb) VRED_RA2_LOOP(1, 1, OP, STORE, pa, pb, po, m, sa, sb);                    \
+        else if (ra) VRED_RA2_LOOP(1, 0, OP, STORE, pa, pb, po, m, sa, sb);                     \
+        else VRED_RA2_LOOP(0, 1, OP, STORE, pa, pb, po, m, sa, sb);                             \
+        return i + m * W;                                                                       \
+    }                                                                                           \
+    static inline size_t name(const T *a, const T *b, T *o, size_t i, size_t n)                \
+    {                                                                                           \
+        enum { W = 32 / sizeof(T) };                                                            \
+        size_t vectors = (n - i) / W;                                                           \
+        if (vectors < 4 || ((uintptr_t)(o + i) & 31)) return i;                                 \
+        if (vred_kernels_far_now) return i; /* split loads: kernel.h */                         \
+        size_t sa = (size_t)((uintptr_t)(a + i) & 31), sb = (size_t)((uintptr_t)(b + i) & 31);  \
+        if (!sa && !sb) return i;                                                               \
+        return name##_lines(a, b, o, i, vectors, sa, sb);                                       \
+    }
+
+#endif
