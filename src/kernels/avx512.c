@@ -14,11 +14,56 @@
 
 #define LD512(p) _mm512_loadu_si512((const void *)(p))
 #define ST512(p, v) _mm512_storeu_si512((void *)(p), (v))
+static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull : (1ull << bytes) - 1; }
+
+/*
+ * The tail (fewer than 64 bytes) without touching a line its bytes do not reach. A masked
+ * 64-byte access from an address past a line's start also reaches the next line, masked-off
+ * bytes or not, and that line may be one another core is writing: MA's root folds each part of
+ * the shared bank as soon as its owner is done with it, and the tail of one part sat just
+ * below a line the other rank was filling. MA reduce of 4 KiB of doubles, 2 ranks, output at
+ * 16 mod 64 (the loop leaves the input's tail 48 bytes into a line): 0.30 us a call against
+ * 0.13 at 0/0 (Zen 5, family 26 model 2; with the cascade tail, which reads no byte past the
+ * data, 0.15). Where the bytes lie within one line and a whole number of dwords into it, the
+ * access is to that line, the mask moved up and the dwords moved by VPERMD; otherwise (they
+ * cross into the next line anyway, or a byte offset) as before.
+ */
+static inline int tail_on_line(uintptr_t p, size_t bytes)
+{
+    size_t off = p & 63;
+    return off && off % 4 == 0 && off + bytes <= 64;
+}
+static inline __m512i dword_lanes_from(size_t first)
+{
+    return _mm512_and_si512(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                             _mm512_set1_epi32((int)first)),
+                            _mm512_set1_epi32(15));
+}
+/* bytes [0, bytes) at p into lanes from 0, the rest zero */
+static inline __m512i tail_load(const void *p, size_t bytes)
+{
+    __mmask64 m = bytes_mask64(bytes);
+    if (!tail_on_line((uintptr_t)p, bytes)) return _mm512_maskz_loadu_epi8(m, p);
+    size_t off = (uintptr_t)p & 63;
+    __m512i line = _mm512_maskz_loadu_epi8(m << off, (const char *)p - off);
+    return _mm512_permutexvar_epi32(dword_lanes_from(off / 4), line); /* zeros wrap round */
+}
+/* the bytes of m (a mask from lane 0) of v to p */
+static inline void tail_store(void *p, __mmask64 m, size_t bytes, __m512i v)
+{
+    if (!tail_on_line((uintptr_t)p, bytes)) {
+        _mm512_mask_storeu_epi8(p, m, v);
+        return;
+    }
+    size_t off = (uintptr_t)p & 63;
+    __m512i up = _mm512_permutexvar_epi32(dword_lanes_from(16 - off / 4), v);
+    _mm512_mask_storeu_epi8((char *)p - off, m << off, up);
+}
+
 #include "kernels/avx512_realign.h"
 #define LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define ST256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
 
-static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull : (1ull << bytes) - 1; }
 
 /*
  * The head: elements [0, i) of o, up to its first line boundary, by masked loads and a masked
@@ -36,12 +81,16 @@ static inline int head_on_line(const void *p, const void *o)
     uintptr_t d = (uintptr_t)p - (uintptr_t)o;
     return (d & 63) == 0 || ((d | (uintptr_t)o) & 3) == 0;
 }
-static inline __m512i head_operand(const void *p, const void *o, size_t off, __mmask64 h)
+static inline __m512i head_operand(const void *p, size_t off, __mmask64 h, size_t hb)
 {
-    if ((((uintptr_t)p ^ (uintptr_t)o) & 63) == 0) return _mm512_maskz_loadu_epi8(h << off, (const char *)p - off);
-    __m512i up = _mm512_sub_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                  _mm512_set1_epi32((int)(off / 4)));
-    return _mm512_permutexvar_epi32(up, _mm512_maskz_loadu_epi8(h, p)); /* VPERMD: the index mod 16 */
+    size_t poff = (uintptr_t)p & 63;
+    if (poff == off) return _mm512_maskz_loadu_epi8(h << off, (const char *)p - off);
+    /* a whole number of dwords off: from its own line where the bytes stay in it (tail_load),
+     * moved into o's lanes by VPERMD (the index mod 16) */
+    if (tail_on_line((uintptr_t)p, hb))
+        return _mm512_permutexvar_epi32(dword_lanes_from((poff / 4 - off / 4) & 15),
+                                        _mm512_maskz_loadu_epi8(h << poff, (const char *)p - poff));
+    return _mm512_permutexvar_epi32(dword_lanes_from(16 - off / 4), _mm512_maskz_loadu_epi8(h, p));
 }
 #define HEAD512(T, OP, FIELDS, a, b, o, i)                                                      \
     do {                                                                                        \
@@ -49,11 +98,13 @@ static inline __m512i head_operand(const void *p, const void *o, size_t off, __m
         __mmask64 h_ = bytes_mask64((i) * sizeof(T));                                           \
         if (off_ % sizeof(T) == 0 && off_ + (i) * sizeof(T) <= 64 && head_on_line(a, o) &&    \
             head_on_line(b, o)) {                                                               \
-            __m512i x_ = head_operand(a, o, off_, h_), y_ = head_operand(b, o, off_, h_);       \
+            size_t hb_ = (i) * sizeof(T);                                                       \
+            __m512i x_ = head_operand(a, off_, h_, hb_), y_ = head_operand(b, off_, h_, hb_);   \
             _mm512_mask_storeu_epi8((char *)(o) - off_, (h_ << off_) & (FIELDS), OP(x_, y_));  \
         } else {                                                                                \
-            __m512i x_ = _mm512_maskz_loadu_epi8(h_, a), y_ = _mm512_maskz_loadu_epi8(h_, b);   \
-            _mm512_mask_storeu_epi8(o, h_ & (FIELDS), OP(x_, y_));                              \
+            size_t hb_ = (i) * sizeof(T);                                                       \
+            __m512i x_ = tail_load(a, hb_), y_ = tail_load(b, hb_);                             \
+            tail_store(o, h_ & (FIELDS), hb_, OP(x_, y_));                                      \
         }                                                                                       \
     } while (0)
 
@@ -71,9 +122,9 @@ static inline __m512i head_operand(const void *p, const void *o, size_t off, __m
         i = name##_realigned(a, b, o, i, n);                                                    \
         VRED_SIMD_LOOP(T, __m512i, LD512, STORE, OP, a, b, o, n, i);                            \
         if (i < n) {                                                                            \
-            __mmask64 m = bytes_mask64((n - i) * sizeof(T));                                    \
-            __m512i x = _mm512_maskz_loadu_epi8(m, a + i), y = _mm512_maskz_loadu_epi8(m, b + i); \
-            _mm512_mask_storeu_epi8(o + i, m & (FIELDS), OP(x, y));                             \
+            size_t tb = (n - i) * sizeof(T);                                                    \
+            __m512i x = tail_load(a + i, tb), y = tail_load(b + i, tb);                         \
+            tail_store(o + i, bytes_mask64(tb) & (FIELDS), tb, OP(x, y));                       \
         }                                                                                       \
     }                                                                                           \
     void cascade_name(const void *a_, const void *b_, void *o_, size_t n)                       \
