@@ -1,5 +1,5 @@
 /*
- * The AVX2 main loop with its misaligned inputs read in aligned 32-byte lines (included by
+ * The AVX2 main loop with a misaligned input read in aligned 32-byte lines (included by
  * avx2.c only; avx512_realign.h is the AVX-512 counterpart).
  *
  * The head (simd_body.h) aligns the stores, not the loads: with `in` 16 bytes off `inout` in
@@ -87,7 +87,7 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
 
 /*
  * m vectors of 32 bytes into o (aligned), from a and b (byte pointers to their first vector);
- * RA, RB: whether each is read in aligned lines (from a - sa, b - sb).
+ * RA, RB: whether each is read in aligned lines (from a - sa, b - sb; one of them).
  */
 #define VRED_RA2_LOOP(RA, RB, OP, STORE, a, b, o, m, sa, sb)                                    \
     do {                                                                                        \
@@ -133,7 +133,7 @@ static inline int vred_ra2_takes(size_t sh, size_t gap, size_t bytes)
 
 /*
  * name(a, b, o, i, n): from element i, where o + i is 32-byte aligned, every whole vector but
- * the first and the last with the inputs at dword shifts read in aligned lines; returns the
+ * the first and the last with one input at a dword shift read in aligned lines (`in` first); returns the
  * element it stopped at (i itself where it does not apply), for VRED_SIMD_LOOP to finish. The
  * loops out of line, the checks inline: an aligned call pays no prologue.
  */
@@ -143,16 +143,19 @@ static inline int vred_ra2_takes(size_t sh, size_t gap, size_t bytes)
     {                                                                                           \
         enum { W = 32 / sizeof(T) };                                                            \
         size_t bytes = vectors * 32;                                                            \
+        /* one input at most: both realigned ran the 3-buffer fold with both inputs 48 bytes  \
+         * into a line 0.50x of aligned at 16 KiB and 0.89x at 64 KiB, `in` alone 0.66-0.68x  \
+         * and 0.97-0.99x (split loads 0.53x and 0.90x; Zen 5, `vred-kbench align` `fold`    \
+         * 0/16) */                                                                            \
         int ra = vred_ra2_takes(sa, vred_page_gap(o + i, a + i), bytes);                        \
-        int rb = vred_ra2_takes(sb, vred_page_gap(o + i, b + i), bytes);                        \
+        int rb = !ra && vred_ra2_takes(sb, vred_page_gap(o + i, b + i), bytes);                 \
         if (!ra && !rb) return i;                                                               \
         STORE(o + i, OP(LD256(a + i), LD256(b + i))); /* the first vector */                    \
         i += W;                                                                                 \
         size_t m = vectors - 2;                                                                 \
         const char *pa = (const char *)(a + i), *pb = (const char *)(b + i);                    \
         char *po = (char *)(o + i);                                                             \
-        if (ra && rb) VRED_RA2_LOOP(1, 1, OP, STORE, pa, pb, po, m, sa, sb);                    \
-        else if (ra) VRED_RA2_LOOP(1, 0, OP, STORE, pa, pb, po, m, sa, sb);                     \
+        if (ra) VRED_RA2_LOOP(1, 0, OP, STORE, pa, pb, po, m, sa, sb);                          \
         else VRED_RA2_LOOP(0, 1, OP, STORE, pa, pb, po, m, sa, sb);                             \
         return i + m * W;                                                                       \
     }                                                                                           \
