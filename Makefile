@@ -36,8 +36,8 @@ test-large: build
 # down.
 test-asan:
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DVRED_SANITIZE=ON $(CMAKE_ARGS) >/dev/null
-	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels test_sparse test_threads test_copy vred_asan_mpi
-	ctest --test-dir $(BUILD)/asan --output-on-failure -j$(JOBS) -R '^(kernels|sparse|threads|copy)$$'
+	cmake --build $(BUILD)/asan -j$(JOBS) --target test_kernels test_sparse test_threads test_copy test_realign_from vred_asan_mpi
+	ctest --test-dir $(BUILD)/asan --output-on-failure -j$(JOBS) -R '^(kernels|sparse|threads|copy|realign_from.*)$$'
 	ctest --test-dir $(BUILD)/asan --output-on-failure -L '^asan$$'
 
 # The thread pool (and the kernels it runs) under ThreadSanitizer: concurrent callers, splits,

@@ -84,6 +84,11 @@ static void apply_copy_skew(vred_config *c, long i, const char *t)
     (void)t;
     c->copy_skew = (vred_skew_mode)i;
 }
+static void apply_realign_from(vred_config *c, long v, const char *t)
+{
+    (void)t;
+    c->realign_from = v;
+}
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
 static void apply_cma(vred_config *c, long i, const char *t) { (void)t; c->cma = i == 0; }
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
@@ -190,6 +195,10 @@ static const knob knobs[] = {
      "copies whose destination sits 1-63 bytes past the source in its page (the CPU's string "
      "copy crawls there on AMD Zen): auto = measured per distance at first need; slow = always "
      "route the MPI's and cross-memory attach copies around them; fast = never", 0, 0},
+    {"VRED_REALIGN_FROM", KNOB_INT, "0..1073741824", "0", apply_realign_from,
+     "bytes from which the AVX2 kernels read an input misaligned by whole dwords in aligned lines "
+     "rather than by split loads; 0 = measured on this CPU at first need; 1 = at every size",
+     0, 1L << 30},
     {"VRED_SOCKETS", KNOB_INT, "0..64", "0", apply_sockets,
      "split each node's ranks into k socket groups (testing); 0 = hwloc's packages", 0, 64},
     {"VRED_SHM_SLICE", KNOB_INT, "0..67108864", "0", apply_slice,

@@ -59,6 +59,7 @@ typedef struct {
     vred_alg alg[VRED_COLL_COUNT]; /* VRED_<COLLECTIVE>_ALG */
     vred_nt_mode nt;         /* VRED_NT */
     vred_skew_mode copy_skew; /* VRED_COPY_SKEW */
+    long realign_from;       /* VRED_REALIGN_FROM: bytes; 0 = measured at first use */
     int shm;                 /* VRED_SHM: 0 = never use a shared region (point-to-point only) */
     int cma;                 /* VRED_CMA: 0 = never read a peer's memory (cross-memory attach) */
     int sockets;             /* VRED_SOCKETS: split each node's ranks into k groups; 0 = hwloc */

@@ -144,6 +144,34 @@ extern vred_kernel_table vred_active;
 extern __thread int vred_kernels_far_now __attribute__((tls_model("initial-exec")));
 static inline void vred_kernels_far(int on) { vred_kernels_far_now = on; }
 
+/*
+ * From how many bytes of vectors the AVX2 kernels read an input a whole number of dwords off
+ * the stores' alignment in aligned lines rather than by split loads (avx2_realign.h): measured
+ * on this CPU at the first call that asks (avx2_realign_learn.c), unless VRED_REALIGN_FROM pins
+ * it. Only a matter of speed: both forms give the same bytes.
+ */
+enum { VRED_REALIGN_LINES = 1, VRED_REALIGN_SPLIT = 2 }; /* vred_realign_force */
+enum { VRED_REALIGN_MEASURED = 1, VRED_REALIGN_SETTING, VRED_REALIGN_PINNED }; /* how it was set */
+/* The lines count as faster where split loads took this many times as long: a margin that keeps
+ * sizes where the two tie (within the timing's noise) on split loads, run after run. */
+#define VRED_REALIGN_GAIN 1.03
+extern size_t vred_realign_from_bytes; /* 0: not yet known */
+/* This thread only (the measurement): lines, or split loads, at every size; 0: the bound. */
+extern __thread int vred_realign_force __attribute__((tls_model("initial-exec")));
+size_t vred_realign_from_learn(void); /* the bound, measuring it first if need be */
+static inline size_t vred_realign_from(void)
+{
+    if (vred_realign_force) return vred_realign_force == VRED_REALIGN_LINES ? 0 : SIZE_MAX;
+    size_t v = __atomic_load_n(&vred_realign_from_bytes, __ATOMIC_RELAXED);
+    return v ? v : vred_realign_from_learn();
+}
+/* Pin the bound for this process (tests, benchmarks); 0: measure again at the next call that
+ * asks (or take VRED_REALIGN_FROM). */
+void vred_realign_set_from(size_t bytes);
+/* The bound (learning it if need be; SIZE_MAX: lines at no size), how it was set, and, when
+ * measured, split time / lines time at 4, 8, ... 128 KiB (0 where not measured). */
+size_t vred_realign_from_info(int *how, double ratios[6]);
+
 /* Scalar half-precision conversions (the reference; scalar.c). */
 float vred_bf16_to_f32(uint16_t h);
 uint16_t vred_f32_to_bf16(float f);

@@ -347,6 +347,24 @@ static void usage(FILE *o)
                "  --kernels   list which ISA serves each (op, type) pair\n");
 }
 
+/* From which size the AVX2 kernels read a shifted input in aligned lines (kernel.h), as every
+ * vred process that runs them measures it. */
+static void print_realign_from(void)
+{
+    if (!vred_isa_supported(VRED_ISA_AVX2)) return;
+    int how = 0;
+    double r[6];
+    size_t from = vred_realign_from_info(&how, r);
+    printf("  AVX2 kernels read an input misaligned by dwords in aligned lines: ");
+    if (from == SIZE_MAX) printf("at no size");
+    else printf("from %zu KiB", from >> 10);
+    if (how == VRED_REALIGN_SETTING) printf(" (VRED_REALIGN_FROM)\n");
+    else if (how == VRED_REALIGN_MEASURED && r[0] > 0)
+        printf(" (measured: split loads / lines at 4-128 KiB %.2f %.2f %.2f %.2f %.2f %.2f)\n", r[0],
+               r[1], r[2], r[3], r[4], r[5]);
+    else printf("\n");
+}
+
 int main(int argc, char **argv)
 {
     ladder_len = (int)vred_isa_ladder(&ladder);
@@ -382,6 +400,7 @@ int main(int argc, char **argv)
                string ? "the string copy (rep movsb)" : "vector stores", gain);
     else
         printf("  measured copy from 4 KiB: vector stores (no fast string copy on this CPU)\n");
+    print_realign_from();
     print_learned();
     /* The between-node pair of the cost model is measured by libvred-mpi at run time (issue 17,
      * src/mpi/comm.c): there is nothing to read here but where it comes from. */
