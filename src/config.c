@@ -196,8 +196,9 @@ static const knob knobs[] = {
      "copy crawls there on AMD Zen): auto = measured per distance at first need; slow = always "
      "route the MPI's and cross-memory attach copies around them; fast = never", 0, 0},
     {"VRED_REALIGN_FROM", KNOB_INT, "0..1073741824", "0", apply_realign_from,
-     "bytes from which the AVX2 kernels read an input misaligned by whole dwords in aligned lines "
-     "rather than by split loads; 0 = measured on this CPU at first need; 1 = at every size",
+     "bytes from which the AVX2 and AVX-512 kernels read an input off the stores' alignment in "
+     "aligned lines rather than by split loads; 0 = measured per ISA on this CPU at first need; "
+     "1 = at every size",
      0, 1L << 30},
     {"VRED_SOCKETS", KNOB_INT, "0..64", "0", apply_sockets,
      "split each node's ranks into k socket groups (testing); 0 = hwloc's packages", 0, 64},

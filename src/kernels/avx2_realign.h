@@ -122,13 +122,13 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
  * 0.82x of aligned with split loads, 0.76x realigned), but more from L2 on (64 KiB: 0.78x and
  * 0.96x; Zen 5, family 26 model 2, with the AVX2 kernels, `vred-kbench align`). The size from
  * which the lines pay is the core's: measured at first use (vred_realign_from, kernel.h;
- * avx2_realign_learn.c). Below it, only where the output sits 1-63 bytes above the input in its
+ * realign_learn.c). Below it, only where the output sits 1-63 bytes above the input in its
  * page: there each split load also waits on the store before it (4 KiB aliasing, simd_body.h),
  * and realigned ran 0.76x where split ran 0.61x (`local` at 0/16, 4 KiB).
  */
 static inline int vred_ra2_takes(size_t sh, size_t gap, size_t bytes)
 {
-    return sh && sh % 4 == 0 && ((gap >= 1 && gap <= 63) || bytes >= vred_realign_from());
+    return sh && sh % 4 == 0 && (vred_simd_near_above(gap) || bytes >= vred_realign_from(VRED_REALIGN_AVX2));
 }
 
 /*

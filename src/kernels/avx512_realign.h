@@ -281,6 +281,11 @@ enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
         int pin_ = !in_ && !inout_ && vred_rp_shift(sa);                                        \
         int pinout_ = !in_ && !inout_ && !pin_ && vred_rp_shift(sb);                            \
         if (!in_ && !inout_ && !pin_ && !pinout_) return i;                                     \
+        /* below the bound learned for this core, split loads (kernel.h), unless the output     \
+         * sits 1-63 bytes above that input in its page */                                     \
+        size_t g_ = vred_page_gap(o + i, (in_ || pin_) ? a + i : b + i);                         \
+        if (!vred_simd_near_above(g_) && vectors * 64 < vred_realign_from(VRED_REALIGN_AVX512))  \
+            return i;                                                                           \
         STORE(o + i, OP(LD512(a + i), LD512(b + i))); /* the first vector */                    \
         i += W;                                                                                 \
         size_t m = vectors - 2;                                                                 \

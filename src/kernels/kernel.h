@@ -145,32 +145,37 @@ extern __thread int vred_kernels_far_now __attribute__((tls_model("initial-exec"
 static inline void vred_kernels_far(int on) { vred_kernels_far_now = on; }
 
 /*
- * From how many bytes of vectors the AVX2 kernels read an input a whole number of dwords off
- * the stores' alignment in aligned lines rather than by split loads (avx2_realign.h): measured
- * on this CPU at the first call that asks (avx2_realign_learn.c), unless VRED_REALIGN_FROM pins
- * it. Only a matter of speed: both forms give the same bytes.
+ * From how many bytes of vectors the AVX2 and AVX-512 kernels read an input off the stores'
+ * alignment in aligned lines rather than by split loads (avx2_realign.h, avx512_realign.h; the
+ * AVX2 kernels at whole dwords only, the AVX-512 ones at any shift): measured on this CPU at
+ * the first call that asks (realign_learn.c), unless VRED_REALIGN_FROM pins it. Where the
+ * output sits 1-63 bytes above that input in its page the lines serve at every size (4 KiB
+ * aliasing, simd_body.h). Only a matter of speed: both forms give the same bytes.
  */
+typedef enum { VRED_REALIGN_AVX2, VRED_REALIGN_AVX512, VRED_REALIGN_ISAS } vred_realign_isa;
 enum { VRED_REALIGN_LINES = 1, VRED_REALIGN_SPLIT = 2 }; /* vred_realign_force */
 enum { VRED_REALIGN_MEASURED = 1, VRED_REALIGN_SETTING, VRED_REALIGN_PINNED }; /* how it was set */
-/* The lines count as faster where split loads took this many times as long: a margin that keeps
- * sizes where the two tie (within the timing's noise) on split loads, run after run. */
-#define VRED_REALIGN_GAIN 1.03
-extern size_t vred_realign_from_bytes; /* 0: not yet known */
+enum { VRED_REALIGN_SIZES = 6 }; /* measured at 4, 8, ... 128 KiB */
+/* The bound's cost over the sizes measured, with lines from size index `first` (0: every size,
+ * VRED_REALIGN_SIZES: none): the time taken beyond the faster form, summed, relative (ratios:
+ * split time / lines time per size, 0 where not measured). The measured bound minimizes it. */
+double vred_realign_loss(const double r[VRED_REALIGN_SIZES], int first);
+extern size_t vred_realign_from_bytes[VRED_REALIGN_ISAS]; /* 0: not yet known */
 /* This thread only (the measurement): lines, or split loads, at every size; 0: the bound. */
 extern __thread int vred_realign_force __attribute__((tls_model("initial-exec")));
-size_t vred_realign_from_learn(void); /* the bound, measuring it first if need be */
-static inline size_t vred_realign_from(void)
+size_t vred_realign_from_learn(vred_realign_isa isa); /* the bound, measuring it if need be */
+static inline size_t vred_realign_from(vred_realign_isa isa)
 {
     if (vred_realign_force) return vred_realign_force == VRED_REALIGN_LINES ? 0 : SIZE_MAX;
-    size_t v = __atomic_load_n(&vred_realign_from_bytes, __ATOMIC_RELAXED);
-    return v ? v : vred_realign_from_learn();
+    size_t v = __atomic_load_n(&vred_realign_from_bytes[isa], __ATOMIC_RELAXED);
+    return v ? v : vred_realign_from_learn(isa);
 }
 /* Pin the bound for this process (tests, benchmarks); 0: measure again at the next call that
  * asks (or take VRED_REALIGN_FROM). */
-void vred_realign_set_from(size_t bytes);
-/* The bound (learning it if need be; SIZE_MAX: lines at no size), how it was set, and, when
- * measured, split time / lines time at 4, 8, ... 128 KiB (0 where not measured). */
-size_t vred_realign_from_info(int *how, double ratios[6]);
+void vred_realign_set_from(vred_realign_isa isa, size_t bytes);
+/* The bound (learning it if need be; 1: every size; SIZE_MAX: none), how it was set (0: the
+ * default, the CPU lacking the ISA), and, when measured, split time / lines time per size. */
+size_t vred_realign_from_info(vred_realign_isa isa, int *how, double ratios[VRED_REALIGN_SIZES]);
 
 /* Scalar half-precision conversions (the reference; scalar.c). */
 float vred_bf16_to_f32(uint16_t h);

@@ -75,6 +75,10 @@ static inline int vred_simd_aliases(size_t gap)
 {
     return gap >= VRED_SIMD_ALIAS_LO && gap <= VRED_SIMD_ALIAS_HI;
 }
+/* The output 1-63 bytes above an input in its page: a split load of that input's next vector
+ * then also waits on the store just issued, which the realigning loops' aligned lines avoid
+ * at every size (avx2_realign.h, avx512_realign.h). */
+static inline int vred_simd_near_above(size_t gap) { return gap >= 1 && gap <= 63; }
 static inline int vred_simd_backward(const void *o, const void *a, const void *b, size_t bytes)
 {
     if (bytes < VRED_SIMD_BACKWARD_MIN) return 0;

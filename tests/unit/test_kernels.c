@@ -241,12 +241,14 @@ static void add_variants(void)
     }
 }
 
-/* Select variant v's kernels; the AVX2 bound from which shifted inputs are read in lines is
- * pinned (every size or none: the measured bound would leave which loop a length takes to
- * the CPU's timing). Returns the ISA selected. */
+/* Select variant v's kernels; the bounds from which shifted inputs are read in lines are
+ * pinned (the measured ones would leave which loop a length takes to the CPU's timing): AVX2
+ * at every size or at none, AVX-512 at every size (its split loads: the `far` variant).
+ * Returns the ISA selected. */
 static vred_isa use_variant(int v)
 {
-    vred_realign_set_from(variants[v].lines ? 1 : SIZE_MAX);
+    vred_realign_set_from(VRED_REALIGN_AVX2, variants[v].lines ? 1 : SIZE_MAX);
+    vred_realign_set_from(VRED_REALIGN_AVX512, 1);
     return vred_dispatch_select(variants[v].isa, variants[v].masked);
 }
 

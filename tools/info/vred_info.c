@@ -347,22 +347,31 @@ static void usage(FILE *o)
                "  --kernels   list which ISA serves each (op, type) pair\n");
 }
 
-/* From which size the AVX2 kernels read a shifted input in aligned lines (kernel.h), as every
- * vred process that runs them measures it. */
+/* From which size the AVX2 and AVX-512 kernels read a shifted input in aligned lines
+ * (kernel.h), as every vred process that runs them measures it. */
 static void print_realign_from(void)
 {
-    if (!vred_isa_supported(VRED_ISA_AVX2)) return;
-    int how = 0;
-    double r[6];
-    size_t from = vred_realign_from_info(&how, r);
-    printf("  AVX2 kernels read an input misaligned by dwords in aligned lines: ");
-    if (from == SIZE_MAX) printf("at no size");
-    else printf("from %zu KiB", from >> 10);
-    if (how == VRED_REALIGN_SETTING) printf(" (VRED_REALIGN_FROM)\n");
-    else if (how == VRED_REALIGN_MEASURED && r[0] > 0)
-        printf(" (measured: split loads / lines at 4-128 KiB %.2f %.2f %.2f %.2f %.2f %.2f)\n", r[0],
-               r[1], r[2], r[3], r[4], r[5]);
-    else printf("\n");
+    static const struct {
+        vred_isa isa;
+        vred_realign_isa which;
+    } isas[] = {{VRED_ISA_AVX2, VRED_REALIGN_AVX2}, {VRED_ISA_AVX512, VRED_REALIGN_AVX512}};
+    for (size_t k = 0; k < sizeof isas / sizeof *isas; k++) {
+        if (!vred_isa_supported(isas[k].isa)) continue;
+        int how = 0;
+        double r[VRED_REALIGN_SIZES];
+        size_t from = vred_realign_from_info(isas[k].which, &how, r);
+        printf("  %s kernels read a misaligned input in aligned lines ", vred_isa_name(isas[k].isa));
+        if (from == SIZE_MAX) printf("at no size");
+        else if (from <= 1) printf("at every size");
+        else printf("from %zu KiB", from >> 10);
+        if (how == VRED_REALIGN_SETTING) printf(" (VRED_REALIGN_FROM)");
+        if (how == VRED_REALIGN_MEASURED) {
+            printf(" (measured; split loads / lines at 4-128 KiB:");
+            for (int s = 0; s < VRED_REALIGN_SIZES; s++) printf(" %.2f", r[s]);
+            printf(")");
+        }
+        printf("\n");
+    }
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,165 @@
+/*
+ * From how many bytes the AVX2 and AVX-512 kernels read a shifted input in aligned lines
+ * (avx2_realign.h, avx512_realign.h) rather than by split loads, learned on the CPU at hand.
+ *
+ * The trade: with an input off the stores' alignment, its loads split across two lines (every
+ * second 32-byte load, every 64-byte one). Reading aligned lines and joining neighbours (AVX2:
+ * a blend and VPERMD; AVX-512: VALIGND or a two-source permute) saves the splits but adds work
+ * to every vector. Where L1 holds the data the split costs little and the join may cost more;
+ * from L2 on the split costs more. Where that crossing lies depends on the core (its load
+ * ports, its split penalty, its shuffle ports, its L1): on Zen 5 running the AVX2 kernels it
+ * lay at 16 KiB (`fold` at 16 KiB: split 0.81-0.84x of aligned, lines 0.94-0.95x), while its
+ * AVX-512 kernels gained from lines at every size (4 KiB: 19-22 ns against 24-31). The AVX2
+ * kernels serve CPUs without AVX-512 (Zen 2 and 3, Intel client parts), the AVX-512 ones Intel
+ * server parts as well as Zen 4 and 5: a bound measured on one core is not another's, so the
+ * first call that asks measures it here.
+ *
+ * The measurement: an in-place sum of floats with the input 16 bytes past a line (the
+ * misalignment malloc gives) at 4-128 KiB, each size with lines forced and with split loads
+ * forced in turn, the fastest of ROUNDS each. The bound is the size from which lines lose
+ * least over the sizes measured (vred_realign_loss: the time split loads or lines take beyond
+ * the faster of the two, summed; ties go to the higher bound, split loads being the form
+ * without the join): 1 where lines from the smallest size lose least, SIZE_MAX where split
+ * loads everywhere do. Not "from the first size where lines win": on Zen 5 the AVX-512 lines
+ * won by 14-22% at 4-16 KiB and by 2-7% at 32 KiB, where the working set leaves L1, and such a
+ * rule then put a noisy 32 KiB against the lines everywhere below it. About half a
+ * millisecond per ISA, once per process; every rank
+ * measures for itself, which is harmless: both forms give the same bytes. VRED_REALIGN_FROM
+ * pins the bound.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "config.h"
+#include "kernels/kernel.h"
+
+__thread int vred_realign_force __attribute__((tls_model("initial-exec")));
+size_t vred_realign_from_bytes[VRED_REALIGN_ISAS]; /* the bounds in force; 0: not yet known */
+
+enum { MIN_KIB = 4, SIZES = VRED_REALIGN_SIZES, ROUNDS = 9 };
+
+/* Until a thread has measured: the bounds set by hand on Zen 5 (the file comment). */
+static const size_t default_from[VRED_REALIGN_ISAS] = {32 << 10, 1};
+
+static int learning[VRED_REALIGN_ISAS];            /* 1 once a thread has begun to measure */
+static int how[VRED_REALIGN_ISAS];                 /* how the bound was set (kernel.h) */
+static double ratio[VRED_REALIGN_ISAS][SIZES];     /* split time / lines time (0: not measured) */
+
+typedef void (*sum_fn)(const void *a, const void *b, void *o, size_t n);
+#if defined(VRED_HAVE_AVX2)
+void vred_sum_f32_avx2(const void *a, const void *b, void *o, size_t n);
+#endif
+#if defined(VRED_HAVE_AVX512)
+void vred_sum_f32_avx512(const void *a, const void *b, void *o, size_t n);
+#endif
+
+/* The ISA's float sum, where this build has it and the CPU runs it; NULL otherwise. */
+static sum_fn isa_sum(vred_realign_isa isa)
+{
+#if defined(VRED_HAVE_AVX2)
+    if (isa == VRED_REALIGN_AVX2 && vred_isa_supported(VRED_ISA_AVX2)) return vred_sum_f32_avx2;
+#endif
+#if defined(VRED_HAVE_AVX512)
+    if (isa == VRED_REALIGN_AVX512 && vred_isa_supported(VRED_ISA_AVX512)) return vred_sum_f32_avx512;
+#endif
+    (void)isa;
+    return NULL;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Seconds for `calls` in-place sums of n floats in the form `force` picks. */
+static double time_sum(sum_fn sum, const float *in, float *io, size_t n, int calls, int force)
+{
+    vred_realign_force = force;
+    double t0 = now_s();
+    for (int c = 0; c < calls; c++) sum(in, io, io, n);
+    double t = now_s() - t0;
+    vred_realign_force = 0;
+    return t;
+}
+
+/* The bound for `isa`, measured with its sum (see the file comment); the default if the
+ * buffers cannot be had. Fills r with split time / lines time per size. */
+static size_t measure(sum_fn sum, vred_realign_isa isa, double r[SIZES])
+{
+    size_t max = (size_t)MIN_KIB << (10 + SIZES - 1);
+    unsigned char *m = aligned_alloc(4096, 2 * max + 8192);
+    if (!m) return default_from[isa];
+    float *io = (float *)(void *)m;                      /* page-aligned, like a slot */
+    float *in = (float *)(void *)(m + max + 4096 + 16); /* 16 past a line, as malloc's */
+    memset(m, 0, 2 * max + 8192);
+    for (size_t k = 0; k < max / 4; k++) in[k] = 1.0f / (float)(1 + k % 61);
+    for (int s = 0; s < SIZES; s++) {
+        size_t bytes = (size_t)MIN_KIB << (10 + s), n = bytes / 4;
+        int calls = (int)(((size_t)64 << 10) / bytes) + 1; /* ~64 KiB of work a timing */
+        double best[2] = {1e30, 1e30};
+        for (int round = 0; round <= ROUNDS; round++)
+            for (int f = 0; f < 2; f++) {
+                int force = f ? VRED_REALIGN_SPLIT : VRED_REALIGN_LINES;
+                double t = time_sum(sum, in, io, n, calls, force);
+                if (round && t < best[f]) best[f] = t; /* round 0 brings the lines in */
+            }
+        r[s] = best[1] / best[0];
+    }
+    free(m);
+    /* the first size with lines: 0 (every size) .. SIZES (none), the one that loses least */
+    int first = SIZES;
+    double least = vred_realign_loss(r, SIZES);
+    for (int k = SIZES - 1; k >= 0; k--) {
+        double l = vred_realign_loss(r, k);
+        if (l < least) least = l, first = k;
+    }
+    return first == SIZES ? SIZE_MAX : first ? (size_t)MIN_KIB << (10 + first) : 1;
+}
+
+double vred_realign_loss(const double r[VRED_REALIGN_SIZES], int first)
+{
+    double loss = 0;
+    for (int s = 0; s < SIZES; s++) {
+        if (r[s] <= 0) continue;
+        if (s < first && r[s] > 1) loss += r[s] - 1;       /* split, the lines faster */
+        if (s >= first && r[s] < 1) loss += 1 / r[s] - 1;  /* lines, split faster */
+    }
+    return loss;
+}
+
+size_t vred_realign_from_learn(vred_realign_isa isa)
+{
+    size_t v = __atomic_load_n(&vred_realign_from_bytes[isa], __ATOMIC_ACQUIRE);
+    if (v) return v;
+    long pinned = vred_config_get()->realign_from;
+    if (pinned > 0) {
+        how[isa] = VRED_REALIGN_SETTING;
+        __atomic_store_n(&vred_realign_from_bytes[isa], (size_t)pinned, __ATOMIC_RELEASE);
+        return (size_t)pinned;
+    }
+    /* One thread measures; the others (a split reduction's workers) take the default meanwhile. */
+    if (__atomic_exchange_n(&learning[isa], 1, __ATOMIC_ACQ_REL)) return default_from[isa];
+    sum_fn sum = isa_sum(isa);
+    v = sum ? measure(sum, isa, ratio[isa]) : default_from[isa];
+    how[isa] = sum ? VRED_REALIGN_MEASURED : 0;
+    __atomic_store_n(&vred_realign_from_bytes[isa], v, __ATOMIC_RELEASE);
+    return v;
+}
+
+void vred_realign_set_from(vred_realign_isa isa, size_t bytes)
+{
+    how[isa] = bytes ? VRED_REALIGN_PINNED : 0;
+    if (!bytes) __atomic_store_n(&learning[isa], 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&vred_realign_from_bytes[isa], bytes, __ATOMIC_RELEASE);
+}
+
+size_t vred_realign_from_info(vred_realign_isa isa, int *how_set, double ratios[VRED_REALIGN_SIZES])
+{
+    size_t v = vred_realign_from_learn(isa);
+    if (how_set) *how_set = how[isa];
+    if (ratios) memcpy(ratios, ratio[isa], sizeof ratio[isa]);
+    return v;
+}
