@@ -179,12 +179,12 @@ static inline size_t vred_ra_head(const void *a, const void *b, const void *o, s
  * the inputs is read (the four bytes before an input share its line: no tool can poison them,
  * and a masked-off element is not accessed). The tail is read from the last line too, so this
  * form finishes the call in both tail forms (the masked store is the same operation on the same
- * elements: the bytes do not change). Two vectors a trip, their four loads first, from 32 KiB
- * an input, one below: where L1 holds the data one a trip ran 0.87x of aligned at 4 KiB and
- * 0.83-0.85x at 16 KiB, two 0.69x and 0.73x; at 1 MiB two ran 0.93-0.94x, one 0.86-0.88x (Zen 4,
- * the two builds side by side).
+ * elements: the bytes do not change). Two vectors a trip, their four loads first, from a bound
+ * measured on the CPU at hand (VRED_REALIGN_PAIR, kernel.h), below it the loop after: on Zen 4
+ * (an earlier form of that loop) one a trip ran 0.87x of aligned at 4 KiB and 0.83-0.85x at 16
+ * KiB where two ran 0.69x and 0.73x, and at 1 MiB two ran 0.93-0.94x, one 0.86-0.88x; on Zen 5
+ * two a trip won at 16 KiB (`local` 0.63-0.65x against 0.51-0.56x).
  */
-enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
 /* The pair form's loop with input a SA and input b SB dwords past a line (each 0 or 1: an
  * input on a line is read as it is, VALIGND by 0 being the line itself). */
 #define VRED_RA_PAIR_BODY(OP, STORE, FIELDS, T, W, SA, SB, a, b, out, vectors, tail)            \
@@ -193,7 +193,7 @@ enum { VRED_RA_PAIR_TRIP2_BYTES = 32 << 10 };
         __m512i pa = _mm512_maskz_load_epi32((__mmask16)(0xffffu << (SA)), la);                 \
         __m512i pb = _mm512_maskz_load_epi32((__mmask16)(0xffffu << (SB)), lb);                 \
         size_t j = 0;                                                                           \
-        if ((vectors) * 64 >= VRED_RA_PAIR_TRIP2_BYTES)                                         \
+        if ((vectors) * 64 >= vred_realign_from(VRED_REALIGN_PAIR))                             \
             for (; j + 2 < (vectors); j += 2) {                                                 \
                 __m512i a0 = _mm512_load_si512((const void *)(la + 64 * (j + 1)));              \
                 __m512i a1 = _mm512_load_si512((const void *)(la + 64 * (j + 2)));              \

@@ -152,8 +152,12 @@ static inline void vred_kernels_far(int on) { vred_kernels_far_now = on; }
  * output sits 1-63 bytes above that input in its page the lines serve at every size (4 KiB
  * aliasing, simd_body.h). Only a matter of speed: both forms give the same bytes.
  */
-typedef enum { VRED_REALIGN_AVX2, VRED_REALIGN_AVX512, VRED_REALIGN_ISAS } vred_realign_isa;
-enum { VRED_REALIGN_LINES = 1, VRED_REALIGN_SPLIT = 2 }; /* vred_realign_force */
+/* VRED_REALIGN_PAIR: the AVX-512 pair form's bound (8- and 16-byte elements 4 bytes past a
+ * line, avx512_realign.h): from which size its loop takes two vectors a trip, loads first. */
+typedef enum { VRED_REALIGN_AVX2, VRED_REALIGN_AVX512, VRED_REALIGN_PAIR, VRED_REALIGN_ISAS } vred_realign_isa;
+/* vred_realign_force: the form a bound turns on (lines; the pair form's two a trip) at every
+ * size, or at none */
+enum { VRED_REALIGN_ON = 1, VRED_REALIGN_OFF = 2 };
 enum { VRED_REALIGN_MEASURED = 1, VRED_REALIGN_SETTING, VRED_REALIGN_PINNED }; /* how it was set */
 enum { VRED_REALIGN_SIZES = 6 }; /* measured at 4, 8, ... 128 KiB */
 /* The bound's cost over the sizes measured, with lines from size index `first` (0: every size,
@@ -161,12 +165,12 @@ enum { VRED_REALIGN_SIZES = 6 }; /* measured at 4, 8, ... 128 KiB */
  * split time / lines time per size, 0 where not measured). The measured bound minimizes it. */
 double vred_realign_loss(const double r[VRED_REALIGN_SIZES], int first);
 extern size_t vred_realign_from_bytes[VRED_REALIGN_ISAS]; /* 0: not yet known */
-/* This thread only (the measurement): lines, or split loads, at every size; 0: the bound. */
+/* This thread only (the measurement): VRED_REALIGN_ON or _OFF at every size; 0: the bounds. */
 extern __thread int vred_realign_force __attribute__((tls_model("initial-exec")));
 size_t vred_realign_from_learn(vred_realign_isa isa); /* the bound, measuring it if need be */
 static inline size_t vred_realign_from(vred_realign_isa isa)
 {
-    if (vred_realign_force) return vred_realign_force == VRED_REALIGN_LINES ? 0 : SIZE_MAX;
+    if (vred_realign_force) return vred_realign_force == VRED_REALIGN_ON ? 0 : SIZE_MAX;
     size_t v = __atomic_load_n(&vred_realign_from_bytes[isa], __ATOMIC_RELAXED);
     return v ? v : vred_realign_from_learn(isa);
 }

@@ -14,9 +14,15 @@
  * server parts as well as Zen 4 and 5: a bound measured on one core is not another's, so the
  * first call that asks measures it here.
  *
- * The measurement: an in-place sum of floats with the input 16 bytes past a line (the
- * misalignment malloc gives) at 4-128 KiB, each size with lines forced and with split loads
- * forced in turn, the fastest of ROUNDS each. The bound is the size from which lines lose
+ * The AVX-512 pair form (8- and 16-byte elements 4 bytes past a line, avx512_realign.h) has
+ * a bound of the same kind: from which size its loop takes two vectors a trip with their four
+ * loads first rather than one a trip with the lines swapping roles. Zen 4 ran the first
+ * faster only from L2 on (the 32 KiB set by hand); on Zen 5 it won at 16 KiB by 15%.
+ *
+ * The measurement: an in-place sum at 4-128 KiB, of floats with the input 16 bytes past a
+ * line (the misalignment malloc gives; of doubles with both at 4 past a line for the pair
+ * form), each size with the bound's form forced on and forced off in turn, the fastest of
+ * ROUNDS each. The bound is the size from which lines lose
  * least over the sizes measured (vred_realign_loss: the time split loads or lines take beyond
  * the faster of the two, summed; ties go to the higher bound, split loads being the form
  * without the join): 1 where lines from the smallest size lose least, SIZE_MAX where split
@@ -39,8 +45,8 @@ size_t vred_realign_from_bytes[VRED_REALIGN_ISAS]; /* the bounds in force; 0: no
 
 enum { MIN_KIB = 4, SIZES = VRED_REALIGN_SIZES, ROUNDS = 9 };
 
-/* Until a thread has measured: the bounds set by hand on Zen 5 (the file comment). */
-static const size_t default_from[VRED_REALIGN_ISAS] = {32 << 10, 1};
+/* Until a thread has measured: the bounds set by hand (the file comment). */
+static const size_t default_from[VRED_REALIGN_ISAS] = {32 << 10, 1, 32 << 10};
 
 static int learning[VRED_REALIGN_ISAS];            /* 1 once a thread has begun to measure */
 static int how[VRED_REALIGN_ISAS];                 /* how the bound was set (kernel.h) */
@@ -52,19 +58,30 @@ void vred_sum_f32_avx2(const void *a, const void *b, void *o, size_t n);
 #endif
 #if defined(VRED_HAVE_AVX512)
 void vred_sum_f32_avx512(const void *a, const void *b, void *o, size_t n);
+void vred_sum_f64_avx512(const void *a, const void *b, void *o, size_t n);
 #endif
 
-/* The ISA's float sum, where this build has it and the CPU runs it; NULL otherwise. */
-static sum_fn isa_sum(vred_realign_isa isa)
+/* What a bound is measured with: an in-place sum, the input and the output this many bytes
+ * past a page. */
+typedef struct {
+    sum_fn sum; /* NULL: not in this build, or the CPU lacks the ISA */
+    size_t in_off, io_off, esize;
+} probe;
+
+static probe probe_for(vred_realign_isa which)
 {
+    probe p = {NULL, 16, 0, 4};
 #if defined(VRED_HAVE_AVX2)
-    if (isa == VRED_REALIGN_AVX2 && vred_isa_supported(VRED_ISA_AVX2)) return vred_sum_f32_avx2;
+    if (which == VRED_REALIGN_AVX2 && vred_isa_supported(VRED_ISA_AVX2)) p.sum = vred_sum_f32_avx2;
 #endif
 #if defined(VRED_HAVE_AVX512)
-    if (isa == VRED_REALIGN_AVX512 && vred_isa_supported(VRED_ISA_AVX512)) return vred_sum_f32_avx512;
+    if (which == VRED_REALIGN_AVX512 && vred_isa_supported(VRED_ISA_AVX512))
+        p.sum = vred_sum_f32_avx512;
+    if (which == VRED_REALIGN_PAIR && vred_isa_supported(VRED_ISA_AVX512))
+        p = (probe){vred_sum_f64_avx512, 4, 4, 8};
 #endif
-    (void)isa;
-    return NULL;
+    (void)which;
+    return p;
 }
 
 static double now_s(void)
@@ -74,8 +91,8 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Seconds for `calls` in-place sums of n floats in the form `force` picks. */
-static double time_sum(sum_fn sum, const float *in, float *io, size_t n, int calls, int force)
+/* Seconds for `calls` in-place sums of n elements in the form `force` picks. */
+static double time_sum(sum_fn sum, const void *in, void *io, size_t n, int calls, int force)
 {
     vred_realign_force = force;
     double t0 = now_s();
@@ -85,25 +102,31 @@ static double time_sum(sum_fn sum, const float *in, float *io, size_t n, int cal
     return t;
 }
 
-/* The bound for `isa`, measured with its sum (see the file comment); the default if the
- * buffers cannot be had. Fills r with split time / lines time per size. */
-static size_t measure(sum_fn sum, vred_realign_isa isa, double r[SIZES])
+/* The bound `which`, measured with its probe (see the file comment); the default if the
+ * buffers cannot be had. Fills r with (time with the form off) / (time with it on) per size. */
+static size_t measure(const probe *pr, vred_realign_isa which, double r[SIZES])
 {
     size_t max = (size_t)MIN_KIB << (10 + SIZES - 1);
     unsigned char *m = aligned_alloc(4096, 2 * max + 8192);
-    if (!m) return default_from[isa];
-    float *io = (float *)(void *)m;                      /* page-aligned, like a slot */
-    float *in = (float *)(void *)(m + max + 4096 + 16); /* 16 past a line, as malloc's */
+    if (!m) return default_from[which];
+    unsigned char *io = m + pr->io_off, *in = m + max + 4096 + pr->in_off;
     memset(m, 0, 2 * max + 8192);
-    for (size_t k = 0; k < max / 4; k++) in[k] = 1.0f / (float)(1 + k % 61);
+    for (size_t k = 0; k < max / 8; k++) { /* values that round, neither growing nor huge */
+        double x = 1.0 / (double)(1 + k % 61);
+        if (pr->esize == 8) memcpy(in + 8 * k, &x, 8);
+        else {
+            float f[2] = {(float)x, (float)-x};
+            memcpy(in + 8 * k, f, 8);
+        }
+    }
     for (int s = 0; s < SIZES; s++) {
-        size_t bytes = (size_t)MIN_KIB << (10 + s), n = bytes / 4;
+        size_t bytes = (size_t)MIN_KIB << (10 + s), n = bytes / pr->esize;
         int calls = (int)(((size_t)64 << 10) / bytes) + 1; /* ~64 KiB of work a timing */
         double best[2] = {1e30, 1e30};
         for (int round = 0; round <= ROUNDS; round++)
             for (int f = 0; f < 2; f++) {
-                int force = f ? VRED_REALIGN_SPLIT : VRED_REALIGN_LINES;
-                double t = time_sum(sum, in, io, n, calls, force);
+                int force = f ? VRED_REALIGN_OFF : VRED_REALIGN_ON;
+                double t = time_sum(pr->sum, in, io, n, calls, force);
                 if (round && t < best[f]) best[f] = t; /* round 0 brings the lines in */
             }
         r[s] = best[1] / best[0];
@@ -142,9 +165,9 @@ size_t vred_realign_from_learn(vred_realign_isa isa)
     }
     /* One thread measures; the others (a split reduction's workers) take the default meanwhile. */
     if (__atomic_exchange_n(&learning[isa], 1, __ATOMIC_ACQ_REL)) return default_from[isa];
-    sum_fn sum = isa_sum(isa);
-    v = sum ? measure(sum, isa, ratio[isa]) : default_from[isa];
-    how[isa] = sum ? VRED_REALIGN_MEASURED : 0;
+    probe pr = probe_for(isa);
+    v = pr.sum ? measure(&pr, isa, ratio[isa]) : default_from[isa];
+    how[isa] = pr.sum ? VRED_REALIGN_MEASURED : 0;
     __atomic_store_n(&vred_realign_from_bytes[isa], v, __ATOMIC_RELEASE);
     return v;
 }

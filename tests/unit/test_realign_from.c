@@ -1,6 +1,7 @@
 /*
- * The bounds from which the AVX2 and AVX-512 kernels read a shifted input in aligned lines
- * (kernel.h, src/kernels/realign_learn.c): what a process learns and how a setting pins them.
+ * The bounds from which the AVX2 and AVX-512 kernels read a shifted input in aligned lines, and
+ * from which the AVX-512 pair form takes two vectors a trip (kernel.h,
+ * src/kernels/realign_learn.c): what a process learns and how a setting pins them.
  *
  * Under VRED_REALIGN_FROM=N (N > 0) each bound is N, set by the setting, and nothing is
  * measured. Unset: for each ISA the CPU runs, the bound is measured: "every size" (1), "no
@@ -98,6 +99,7 @@ int main(void)
     printf("VRED_REALIGN_FROM=%ld\n", setting);
     check_isa("avx2", VRED_ISA_AVX2, VRED_REALIGN_AVX2, setting);
     check_isa("avx512", VRED_ISA_AVX512, VRED_REALIGN_AVX512, setting);
+    check_isa("avx512 pair form", VRED_ISA_AVX512, VRED_REALIGN_PAIR, setting);
     printf("%s\n", failed ? "FAILED" : "passed");
     return failed != 0;
 }

@@ -347,26 +347,35 @@ static void usage(FILE *o)
                "  --kernels   list which ISA serves each (op, type) pair\n");
 }
 
-/* From which size the AVX2 and AVX-512 kernels read a shifted input in aligned lines
- * (kernel.h), as every vred process that runs them measures it. */
+/* From which size the AVX2 and AVX-512 kernels read a shifted input in aligned lines, and the
+ * pair form takes two vectors a trip (kernel.h), as every vred process that runs them measures
+ * it. */
 static void print_realign_from(void)
 {
     static const struct {
         vred_isa isa;
         vred_realign_isa which;
-    } isas[] = {{VRED_ISA_AVX2, VRED_REALIGN_AVX2}, {VRED_ISA_AVX512, VRED_REALIGN_AVX512}};
+        const char *what, *ratio;
+    } isas[] = {
+        {VRED_ISA_AVX2, VRED_REALIGN_AVX2, "avx2 kernels read a misaligned input in aligned lines",
+         "split loads / lines"},
+        {VRED_ISA_AVX512, VRED_REALIGN_AVX512,
+         "avx512 kernels read a misaligned input in aligned lines", "split loads / lines"},
+        {VRED_ISA_AVX512, VRED_REALIGN_PAIR,
+         "avx512 pair form (doubles at 4 mod 8) takes two vectors a trip", "one a trip / two"},
+    };
     for (size_t k = 0; k < sizeof isas / sizeof *isas; k++) {
         if (!vred_isa_supported(isas[k].isa)) continue;
         int how = 0;
         double r[VRED_REALIGN_SIZES];
         size_t from = vred_realign_from_info(isas[k].which, &how, r);
-        printf("  %s kernels read a misaligned input in aligned lines ", vred_isa_name(isas[k].isa));
+        printf("  %s ", isas[k].what);
         if (from == SIZE_MAX) printf("at no size");
         else if (from <= 1) printf("at every size");
         else printf("from %zu KiB", from >> 10);
         if (how == VRED_REALIGN_SETTING) printf(" (VRED_REALIGN_FROM)");
         if (how == VRED_REALIGN_MEASURED) {
-            printf(" (measured; split loads / lines at 4-128 KiB:");
+            printf(" (measured; %s at 4-128 KiB:", isas[k].ratio);
             for (int s = 0; s < VRED_REALIGN_SIZES; s++) printf(" %.2f", r[s]);
             printf(")");
         }
