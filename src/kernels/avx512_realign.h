@@ -185,6 +185,18 @@ static inline size_t vred_ra_head(const void *a, const void *b, const void *o, s
  * KiB where two ran 0.69x and 0.73x, and at 1 MiB two ran 0.93-0.94x, one 0.86-0.88x; on Zen 5
  * two a trip won at 16 KiB (`local` 0.63-0.65x against 0.51-0.56x).
  */
+/* The first `dwords` dwords of the line at p, the rest zero. None: no load at all. A masked
+ * load with no lane set reads no byte, but it still reached the line: in MA's root fold, where
+ * the bank's slot sits on a line and ends with the data, that line is the start of the next
+ * slot, which the other rank is writing for the next call, and MA reduce of doubles at 4/4
+ * (4 KiB, 2 ranks, back to back, Zen 5) ran 0.45-0.49x of aligned with it, 0.92-0.95x without
+ * (`vred-bench offsets --type f64 --sizes 4K --offsets 4/4 --coll reduce --algs ma`, the two
+ * builds in turn, four times). */
+static inline __m512i vred_ra_last_line(const char *p, size_t dwords)
+{
+    if (!dwords) return _mm512_setzero_si512();
+    return _mm512_maskz_load_epi32((__mmask16)((1u << dwords) - 1), p);
+}
 /* The pair form's loop with input a SA and input b SB dwords past a line (each 0 or 1: an
  * input on a line is read as it is, VALIGND by 0 being the line itself). */
 #define VRED_RA_PAIR_BODY(OP, STORE, FIELDS, T, W, SA, SB, a, b, out, vectors, tail)            \
@@ -234,8 +246,8 @@ static inline size_t vred_ra_head(const void *a, const void *b, const void *o, s
         }                                                                                       \
         /* the last line: the last vector's end (SA or SB dwords), then the tail's td dwords */ \
         size_t td = (tail) * sizeof(T) / 4;                                                     \
-        __m512i ea = _mm512_maskz_load_epi32((__mmask16)((1u << (td + (SA))) - 1), la + 64 * (vectors)); \
-        __m512i eb = _mm512_maskz_load_epi32((__mmask16)((1u << (td + (SB))) - 1), lb + 64 * (vectors)); \
+        __m512i ea = vred_ra_last_line(la + 64 * (vectors), td + (SA));                        \
+        __m512i eb = vred_ra_last_line(lb + 64 * (vectors), td + (SB));                        \
         STORE((out) + W * j, OP(_mm512_alignr_epi32(ea, pa, SA), _mm512_alignr_epi32(eb, pb, SB))); \
         if (td) {                                                                               \
             __m512i z = _mm512_setzero_si512();                                                 \
