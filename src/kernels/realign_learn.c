@@ -17,21 +17,21 @@
  * The AVX-512 pair form (8- and 16-byte elements 4 bytes past a line, avx512_realign.h) has
  * a bound of the same kind: from which size its loop takes two vectors a trip with their four
  * loads first rather than one a trip with the lines swapping roles. Zen 4 ran the first
- * faster only from L2 on (the 32 KiB set by hand); on Zen 5 it won at 16 KiB by 15%.
+ * faster only from L2 on (the 32 KiB set by hand, for an earlier form of the second loop); on
+ * Zen 5 it won by 8-14% at 4-16 KiB and tied from 32 KiB.
  *
  * The measurement: an in-place sum at 4-128 KiB, of floats with the input 16 bytes past a
  * line (the misalignment malloc gives; of doubles with both at 4 past a line for the pair
  * form), each size with the bound's form forced on and forced off in turn, the fastest of
- * ROUNDS each. The bound is the size from which lines lose
- * least over the sizes measured (vred_realign_loss: the time split loads or lines take beyond
- * the faster of the two, summed; ties go to the higher bound, split loads being the form
- * without the join): 1 where lines from the smallest size lose least, SIZE_MAX where split
- * loads everywhere do. Not "from the first size where lines win": on Zen 5 the AVX-512 lines
- * won by 14-22% at 4-16 KiB and by 2-7% at 32 KiB, where the working set leaves L1, and such a
- * rule then put a noisy 32 KiB against the lines everywhere below it. About half a
- * millisecond per ISA, once per process; every rank
- * measures for itself, which is harmless: both forms give the same bytes. VRED_REALIGN_FROM
- * pins the bound.
+ * ROUNDS each. The bound is the size from which the form turned on loses least over the sizes
+ * measured (vred_realign_loss: the time either form takes beyond the faster of the two,
+ * summed; ties go to the higher bound, the form without the join): 1 where on from the
+ * smallest size loses least, SIZE_MAX where off everywhere does. Not "from the first size
+ * where lines win": on Zen 5 the AVX-512 lines won by 14-22% at 4-16 KiB and by 2-7% at 32
+ * KiB, where the working set leaves L1, and such a rule once put the bound at 64 KiB, above a
+ * noisy 32 KiB, against the lines everywhere below it. About half a millisecond per bound,
+ * once per process; every rank measures for itself, which is harmless: both forms give the
+ * same bytes. VRED_REALIGN_FROM pins every bound.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,7 +50,7 @@ static const size_t default_from[VRED_REALIGN_ISAS] = {32 << 10, 1, 32 << 10};
 
 static int learning[VRED_REALIGN_ISAS];            /* 1 once a thread has begun to measure */
 static int how[VRED_REALIGN_ISAS];                 /* how the bound was set (kernel.h) */
-static double ratio[VRED_REALIGN_ISAS][SIZES];     /* split time / lines time (0: not measured) */
+static double ratio[VRED_REALIGN_ISAS][SIZES];     /* time off / time on (0: not measured) */
 
 typedef void (*sum_fn)(const void *a, const void *b, void *o, size_t n);
 #if defined(VRED_HAVE_AVX2)
@@ -132,7 +132,7 @@ static size_t measure(const probe *pr, vred_realign_isa which, double r[SIZES])
         r[s] = best[1] / best[0];
     }
     free(m);
-    /* the first size with lines: 0 (every size) .. SIZES (none), the one that loses least */
+    /* the first size with the form on: 0 (every size) .. SIZES (none), the one losing least */
     int first = SIZES;
     double least = vred_realign_loss(r, SIZES);
     for (int k = SIZES - 1; k >= 0; k--) {
@@ -147,8 +147,8 @@ double vred_realign_loss(const double r[VRED_REALIGN_SIZES], int first)
     double loss = 0;
     for (int s = 0; s < SIZES; s++) {
         if (r[s] <= 0) continue;
-        if (s < first && r[s] > 1) loss += r[s] - 1;       /* split, the lines faster */
-        if (s >= first && r[s] < 1) loss += 1 / r[s] - 1;  /* lines, split faster */
+        if (s < first && r[s] > 1) loss += r[s] - 1;      /* off there, on faster */
+        if (s >= first && r[s] < 1) loss += 1 / r[s] - 1; /* on there, off faster */
     }
     return loss;
 }
