@@ -154,15 +154,20 @@ static inline void vred_kernels_far(int on) { vred_kernels_far_now = on; }
  */
 /* VRED_REALIGN_PAIR: the AVX-512 pair form's bound (8- and 16-byte elements 4 bytes past a
  * line, avx512_realign.h): from which size its loop takes two vectors a trip, loads first. */
-typedef enum { VRED_REALIGN_AVX2, VRED_REALIGN_AVX512, VRED_REALIGN_PAIR, VRED_REALIGN_ISAS } vred_realign_isa;
+typedef enum {
+    VRED_REALIGN_AVX2,
+    VRED_REALIGN_AVX512,
+    VRED_REALIGN_PAIR,
+    VRED_REALIGN_ISAS
+} vred_realign_isa;
 /* vred_realign_force: the form a bound turns on (lines; the pair form's two a trip) at every
  * size, or at none */
 enum { VRED_REALIGN_ON = 1, VRED_REALIGN_OFF = 2 };
 enum { VRED_REALIGN_MEASURED = 1, VRED_REALIGN_SETTING, VRED_REALIGN_PINNED }; /* how it was set */
 enum { VRED_REALIGN_SIZES = 6 }; /* measured at 4, 8, ... 128 KiB */
-/* The bound's cost over the sizes measured, with lines from size index `first` (0: every size,
- * VRED_REALIGN_SIZES: none): the time taken beyond the faster form, summed, relative (ratios:
- * split time / lines time per size, 0 where not measured). The measured bound minimizes it. */
+/* The bound's cost over the sizes measured, with the form on from size index `first` (0: every
+ * size, VRED_REALIGN_SIZES: none): the time taken beyond the faster form, summed, relative
+ * (ratios: time off / time on per size, 0 where not measured). The measured bound minimizes it. */
 double vred_realign_loss(const double r[VRED_REALIGN_SIZES], int first);
 extern size_t vred_realign_from_bytes[VRED_REALIGN_ISAS]; /* 0: not yet known */
 /* This thread only (the measurement): VRED_REALIGN_ON or _OFF at every size; 0: the bounds. */
@@ -178,7 +183,7 @@ static inline size_t vred_realign_from(vred_realign_isa isa)
  * asks (or take VRED_REALIGN_FROM). */
 void vred_realign_set_from(vred_realign_isa isa, size_t bytes);
 /* The bound (learning it if need be; 1: every size; SIZE_MAX: none), how it was set (0: the
- * default, the CPU lacking the ISA), and, when measured, split time / lines time per size. */
+ * default, the CPU lacking the ISA), and, when measured, time off / time on per size. */
 size_t vred_realign_from_info(vred_realign_isa isa, int *how, double ratios[VRED_REALIGN_SIZES]);
 
 /* Scalar half-precision conversions (the reference; scalar.c). */

@@ -68,7 +68,7 @@ static void check_isa(const char *name, vred_isa isa, vred_realign_isa which, lo
     int how = 0;
     double r[VRED_REALIGN_SIZES];
     size_t from = vred_realign_from_info(which, &how, r);
-    printf("%s: bound %zu bytes, how %d, split/lines", name, from, how);
+    printf("%s: bound %zu bytes, how %d, time off / on", name, from, how);
     for (int s = 0; s < VRED_REALIGN_SIZES; s++) printf(" %.2f", r[s]);
     printf("\n");
     if (setting > 0) {
