@@ -24,20 +24,48 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
  * below a line the other rank was filling. MA reduce of 4 KiB of doubles, 2 ranks, output at
  * 16 mod 64 (the loop leaves the input's tail 48 bytes into a line): 0.30 us a call against
  * 0.13 at 0/0 (Zen 5, family 26 model 2; with the cascade tail, which reads no byte past the
- * data, 0.15). Where the bytes lie within one line and a whole number of dwords into it, the
- * access is to that line, the mask moved up and the dwords moved by VPERMD; otherwise (they
- * cross into the next line anyway, or a byte offset) as before.
+ * data, 0.15). The end of a buffer is also where its mapping may end: a masked access whose
+ * masked-off bytes reach an unmapped page does not fault, but the CPU takes a slow path for it,
+ * every call (a byte sum of 3,215 bytes from 1 mod 64, ending at a page that is not mapped:
+ * 179-199 ns against 21-34 ns with the page mapped; Zen 5). So where the bytes lie within one
+ * line a whole number of dwords into it, the access is to that line, the mask moved up and the
+ * dwords moved by VPERMD; at a byte offset too, but only where the access would reach another
+ * page, the bytes then moved by VPERMD and a shift joining each dword with the next (everywhere,
+ * that cost the byte sums 7-10% at 4 KiB: `vred-kbench align --type u8`, 0/1 `local` 0.68-0.70x
+ * -> 0.62-0.63x). Where the bytes cross into the next line anyway, as they are.
  */
 static inline int tail_on_line(uintptr_t p, size_t bytes)
 {
     size_t off = p & 63;
-    return off && off % 4 == 0 && off + bytes <= 64;
+    return off && off + bytes <= 64 && (off % 4 == 0 || (p & 4095) > 4096 - 64);
 }
 static inline __m512i dword_lanes_from(size_t first)
 {
     return _mm512_and_si512(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                              _mm512_set1_epi32((int)first)),
                             _mm512_set1_epi32(15));
+}
+/* v's bytes moved down by d (0..63): byte i from byte i + d, the top d bytes from v's bottom
+ * (they wrap round). Whole dwords by VPERMD; a byte remainder joins each dword with the next
+ * one's low bytes (AVX-512F: VPERMB would need AVX512_VBMI). */
+static inline __m512i bytes_down(__m512i v, size_t d)
+{
+    __m512i lo = _mm512_permutexvar_epi32(dword_lanes_from(d / 4), v);
+    if (d % 4 == 0) return lo;
+    __m512i hi = _mm512_permutexvar_epi32(dword_lanes_from(d / 4 + 1), v);
+    int s = 8 * (int)(d % 4);
+    return _mm512_or_si512(_mm512_srl_epi32(lo, _mm_cvtsi32_si128(s)),
+                           _mm512_sll_epi32(hi, _mm_cvtsi32_si128(32 - s)));
+}
+/* v's bytes moved up by d (0..63): byte i from byte i - d, the bottom d bytes from v's top. */
+static inline __m512i bytes_up(__m512i v, size_t d)
+{
+    __m512i hi = _mm512_permutexvar_epi32(dword_lanes_from(16 - d / 4), v);
+    if (d % 4 == 0) return hi;
+    __m512i lo = _mm512_permutexvar_epi32(dword_lanes_from(15 - d / 4), v);
+    int s = 8 * (int)(d % 4);
+    return _mm512_or_si512(_mm512_sll_epi32(hi, _mm_cvtsi32_si128(s)),
+                           _mm512_srl_epi32(lo, _mm_cvtsi32_si128(32 - s)));
 }
 /* bytes [0, bytes) at p into lanes from 0, the rest zero */
 static inline __m512i tail_load(const void *p, size_t bytes)
@@ -46,7 +74,7 @@ static inline __m512i tail_load(const void *p, size_t bytes)
     if (!tail_on_line((uintptr_t)p, bytes)) return _mm512_maskz_loadu_epi8(m, p);
     size_t off = (uintptr_t)p & 63;
     __m512i line = _mm512_maskz_loadu_epi8(m << off, (const char *)p - off);
-    return _mm512_permutexvar_epi32(dword_lanes_from(off / 4), line); /* zeros wrap round */
+    return bytes_down(line, off); /* zeros wrap round */
 }
 /* the bytes of m (a mask from lane 0) of v to p */
 static inline void tail_store(void *p, __mmask64 m, size_t bytes, __m512i v)
@@ -56,8 +84,7 @@ static inline void tail_store(void *p, __mmask64 m, size_t bytes, __m512i v)
         return;
     }
     size_t off = (uintptr_t)p & 63;
-    __m512i up = _mm512_permutexvar_epi32(dword_lanes_from(16 - off / 4), v);
-    _mm512_mask_storeu_epi8((char *)p - off, m << off, up);
+    _mm512_mask_storeu_epi8((char *)p - off, m << off, bytes_up(v, off));
 }
 
 #include "kernels/avx512_realign.h"
@@ -85,8 +112,8 @@ static inline __m512i head_operand(const void *p, size_t off, __mmask64 h, size_
 {
     size_t poff = (uintptr_t)p & 63;
     if (poff == off) return _mm512_maskz_loadu_epi8(h << off, (const char *)p - off);
-    /* a whole number of dwords off: from its own line where the bytes stay in it (tail_load),
-     * moved into o's lanes by VPERMD (the index mod 16) */
+    /* a whole number of dwords off (head_on_line): from its own line where the bytes stay in
+     * it (tail_load), moved into o's lanes by VPERMD (the index mod 16) */
     if (tail_on_line((uintptr_t)p, hb))
         return _mm512_permutexvar_epi32(dword_lanes_from((poff / 4 - off / 4) & 15),
                                         _mm512_maskz_loadu_epi8(h << poff, (const char *)p - poff));
