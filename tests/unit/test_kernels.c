@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <float.h>
 #include <math.h>
+#include <sys/mman.h>
 #include "kernel.h"
 #include "dispatch.h"
 #include "significant.h"
@@ -519,6 +520,57 @@ static void exact_inputs(void)
     free(got);
 }
 
+/* Inputs that end where their mapping ends, an unmapped page after them (as a large malloc'd
+ * block may), the output ending 1-63 bytes before its page's end: the kernels' tails then sit
+ * at every offset in the inputs' last line, where a masked access from the tail's first byte
+ * would reach the unmapped page (avx512.c, tail_load: those tails are read from their own line
+ * and moved down). Bytes and halves (byte and word offsets), 3-buffer form, every op. */
+static void page_end_tails(void)
+{
+    const size_t page = 4096, span = 2 * page;
+    unsigned char *map[3];
+    for (int k = 0; k < 3; k++) {
+        map[k] = mmap(NULL, span + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map[k] == MAP_FAILED || mprotect(map[k] + span, page, PROT_NONE)) {
+            perror("mmap");
+            exit(2);
+        }
+    }
+    unsigned char *ref = xalloc(span);
+    for (int op = 0; op < VRED_OP_COUNT; op++)
+        for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
+            vred_op o = (vred_op)op;
+            vred_type t = (vred_type)ty;
+            size_t size = vred_type_size(t);
+            if (!vred_op_valid(o, t) || size > 2) continue;
+            for (size_t gap = size; gap < 64; gap += size) {
+                size_t n = (1000 + gap) / size, bytes = n * size;
+                const unsigned char *a = map[0] + span - bytes, *b = map[1] + span - bytes;
+                unsigned char *out = map[2] + span - gap - bytes;
+                for (size_t k = 0; k < n; k++) {
+                    gen_elem(t, (unsigned char *)a + k * size);
+                    gen_elem(t, (unsigned char *)b + k * size);
+                }
+                vred_dispatch_select(VRED_ISA_SCALAR, -1);
+                if (vred_reduce3(o, t, a, b, ref, n)) abort();
+                for (int v = 0; v < nvariants; v++) {
+                    use_variant(v);
+                    memset(out, 0xa5, bytes + gap);
+                    if (vred_reduce3(o, t, a, b, out, n)) abort();
+                    check("page-end", variants[v].name, o, t, n, gap, ref, out, a, b);
+                    int kept = 1; /* nothing written past the output */
+                    for (size_t k = 0; k < gap; k++) kept &= out[bytes + k] == 0xa5;
+                    if (kept) passed++;
+                    else if (++failed <= 30)
+                        fprintf(stderr, "WROTE PAST %s page-end %s/%s gap=%zu\n", variants[v].name,
+                                vred_op_name(o), vred_type_name(t), gap);
+                }
+            }
+        }
+    for (int k = 0; k < 3; k++) munmap(map[k], span + page);
+    free(ref);
+}
+
 /* Elements of 8 or 16 bytes with both inputs 4 bytes past a line (doubles at 4 mod 64), or one
  * of them on the line below: the AVX-512 kernels read both in aligned lines, the first and the
  * last by masked loads (avx512_realign.h, the pair form). Both inputs are whole allocations
@@ -706,6 +758,7 @@ int main(void)
     sweep();
     exact_inputs();
     exact_pairs();
+    page_end_tails();
     printf("%ld passed, %ld failed\n", passed, failed);
     return failed ? 1 : 0;
 }
