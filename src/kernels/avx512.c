@@ -26,7 +26,7 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
  * 0.13 at 0/0 (Zen 5, family 26 model 2; with the cascade tail, which reads no byte past the
  * data, 0.15). The end of a buffer is also where its mapping may end: a masked access whose
  * masked-off bytes reach an unmapped page does not fault, but the CPU takes a slow path for it,
- * every call (a byte sum of 3,215 bytes from 1 mod 64, ending at a page that is not mapped:
+ * every call (a byte sum of 2,815 bytes from 1 mod 64, ending at a page that is not mapped:
  * 179-199 ns against 21-34 ns with the page mapped; Zen 5). So where the bytes lie within one
  * line a whole number of dwords into it, the access is to that line, the mask moved up and the
  * dwords moved by VPERMD; at a byte offset too, but only where the access would reach another
@@ -179,6 +179,22 @@ static inline __m512i head_operand(const void *p, size_t off, __mmask64 h, size_
 #define AVX512_PAIR2(name, cascade_name, lower, T, OP)                                          \
     AVX512_KERNEL(name, cascade_name, lower, T, OP, ST512_PAD2, FIELDS_PAD2)
 
+/* Would a 32-byte masked access at p for `bytes` of data reach a page the data does not? Its
+ * masked-off bytes there cost the slow path where that page is unmapped (tail_load): a bf16
+ * sum of 1,407 halves ending at an unmapped page took 246-249 ns a call against 90-93 with the
+ * page mapped (Zen 5). The half kernels then leave those few elements to `lower`, which reads
+ * exactly its elements. */
+static inline int half_window_leaves_page(const void *p, size_t bytes)
+{
+    size_t in = (uintptr_t)p & 4095;
+    return in + 32 > 4096 && in + bytes <= 4096;
+}
+static inline int half_windows_leave_page(const void *a, const void *b, const void *o, size_t bytes)
+{
+    return half_window_leaves_page(a, bytes) || half_window_leaves_page(b, bytes) ||
+           half_window_leaves_page(o, bytes);
+}
+
 /* Half-precision kernels: 16 halves (256 bits) widen to one 512-bit float vector. */
 #define AVX512_HALF(name, cascade_name, lower, OP)                                              \
     VRED_KERNEL_DECL(lower);                                                                    \
@@ -187,13 +203,16 @@ static inline __m512i head_operand(const void *p, size_t off, __mmask64 h, size_
         const uint16_t *a = a_, *b = b_;                                                        \
         uint16_t *o = o_;                                                                       \
         size_t i = vred_simd_head_to(o, sizeof(uint16_t), n, 32);                              \
-        if (i) {                                                                                \
+        if (i && half_windows_leave_page(a, b, o, i * 2)) lower(a, b, o, i);                    \
+        else if (i) {                                                                           \
             __mmask32 h = (__mmask32)bytes_mask64(i * 2);                                       \
             __m256i x = _mm256_maskz_loadu_epi8(h, a), y = _mm256_maskz_loadu_epi8(h, b);       \
             _mm256_mask_storeu_epi8(o, h, OP(x, y));                                            \
         }                                                                                       \
         VRED_SIMD_LOOP(uint16_t, __m256i, LD256, ST256, OP, a, b, o, n, i);                     \
-        if (i < n) {                                                                            \
+        if (i < n && half_windows_leave_page(a + i, b + i, o + i, (n - i) * 2))                 \
+            lower(a + i, b + i, o + i, n - i);                                                  \
+        else if (i < n) {                                                                       \
             __mmask32 m = (__mmask32)bytes_mask64((n - i) * 2);                                 \
             __m256i x = _mm256_maskz_loadu_epi8(m, a + i), y = _mm256_maskz_loadu_epi8(m, b + i); \
             _mm256_mask_storeu_epi8(o + i, m, OP(x, y));                                        \
