@@ -128,7 +128,8 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
  */
 static inline int vred_ra2_takes(size_t sh, size_t gap, size_t bytes)
 {
-    return sh && sh % 4 == 0 && (vred_simd_near_above(gap) || bytes >= vred_realign_from(VRED_REALIGN_AVX2));
+    return sh && sh % 4 == 0 &&
+           (vred_simd_near_above(gap) || bytes >= vred_realign_from(VRED_REALIGN_AVX2));
 }
 
 /*

@@ -34,10 +34,17 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
  * that cost the byte sums 7-10% at 4 KiB: `vred-kbench align --type u8`, 0/1 `local` 0.68-0.70x
  * -> 0.62-0.63x). Where the bytes cross into the next line anyway, as they are.
  */
+/* Would a masked access of `window` bytes at p, for `bytes` of data, reach a page the data
+ * does not? */
+static inline int window_leaves_page(uintptr_t p, size_t bytes, size_t window)
+{
+    size_t in = p & 4095;
+    return in + window > 4096 && in + bytes <= 4096;
+}
 static inline int tail_on_line(uintptr_t p, size_t bytes)
 {
     size_t off = p & 63;
-    return off && off + bytes <= 64 && (off % 4 == 0 || (p & 4095) > 4096 - 64);
+    return off && off + bytes <= 64 && (off % 4 == 0 || window_leaves_page(p, bytes, 64));
 }
 static inline __m512i dword_lanes_from(size_t first)
 {
@@ -179,20 +186,15 @@ static inline __m512i head_operand(const void *p, size_t off, __mmask64 h, size_
 #define AVX512_PAIR2(name, cascade_name, lower, T, OP)                                          \
     AVX512_KERNEL(name, cascade_name, lower, T, OP, ST512_PAD2, FIELDS_PAD2)
 
-/* Would a 32-byte masked access at p for `bytes` of data reach a page the data does not? Its
- * masked-off bytes there cost the slow path where that page is unmapped (tail_load): a bf16
- * sum of 1,407 halves ending at an unmapped page took 246-249 ns a call against 90-93 with the
- * page mapped (Zen 5). The half kernels then leave those few elements to `lower`, which reads
- * exactly its elements. */
-static inline int half_window_leaves_page(const void *p, size_t bytes)
-{
-    size_t in = (uintptr_t)p & 4095;
-    return in + 32 > 4096 && in + bytes <= 4096;
-}
+/* Would the half kernels' 32-byte masked head or tail reach a page its bytes do not, in any
+ * operand? Its masked-off bytes there cost the slow path where that page is unmapped
+ * (tail_load): a bf16 sum of 1,407 halves ending at an unmapped page took 246-249 ns a call
+ * against 90-93 with the page mapped (Zen 5). Those few elements then go to `lower`, which
+ * reads exactly its elements. */
 static inline int half_windows_leave_page(const void *a, const void *b, const void *o, size_t bytes)
 {
-    return half_window_leaves_page(a, bytes) || half_window_leaves_page(b, bytes) ||
-           half_window_leaves_page(o, bytes);
+    return window_leaves_page((uintptr_t)a, bytes, 32) ||
+           window_leaves_page((uintptr_t)b, bytes, 32) || window_leaves_page((uintptr_t)o, bytes, 32);
 }
 
 /* Half-precision kernels: 16 halves (256 bits) widen to one 512-bit float vector. */
