@@ -9,6 +9,7 @@
  * dispatch keeps the faster one (docs/kernels.md has the measurement); VRED_TAIL overrides.
  */
 #include <immintrin.h>
+#include <string.h>
 #include "kernels/kernel.h"
 #include "kernels/simd_body.h"
 
@@ -433,15 +434,39 @@ HALF_CMP(min_f16, widen_f16, _CMP_LT_OQ)
 /* ---- the kernels --------------------------------------------------------------------------- */
 
 /* ---- half precision with float32 accumulation (n-ary form); masked tails only -------------- */
+/* The n-ary half-precision form's user buffers (the halves it widens and accumulates, the halves
+ * it narrows into; its float accumulator is a block of its own): whole vectors, then the last
+ * k < 16 halves by a masked access, or through a vector on the stack where the masked window
+ * would reach a page the halves do not (window_leaves_page; tail_load says what that costs). */
+static inline __m256i halves_load_last(const uint16_t *p, size_t k)
+{
+    if (!window_leaves_page((uintptr_t)p, k * 2, 32))
+        return _mm256_maskz_loadu_epi16((__mmask16)((1u << k) - 1), p);
+    uint16_t t[16] = {0};
+    memcpy(t, p, k * 2);
+    return _mm256_loadu_si256((const __m256i *)t);
+}
+static inline void halves_store_last(uint16_t *p, __m256i v, size_t k)
+{
+    if (!window_leaves_page((uintptr_t)p, k * 2, 32)) {
+        _mm256_mask_storeu_epi16(p, (__mmask16)((1u << k) - 1), v);
+        return;
+    }
+    uint16_t t[16];
+    _mm256_storeu_si256((__m256i *)t, v);
+    memcpy(p, t, k * 2);
+}
 #define AVX512_HALF_ACC(name, WIDEN, FOP)                                                       \
     static void name(const void *a_, float *acc, size_t n)                                      \
     {                                                                                           \
         const uint16_t *a = a_;                                                                 \
-        for (size_t i = 0; i < n; i += 16) {                                                    \
-            __mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);              \
-            __m512 x = WIDEN(_mm256_maskz_loadu_epi16(m, a + i));                               \
-            __m512 y = _mm512_maskz_loadu_ps(m, acc + i);                                       \
-            _mm512_mask_storeu_ps(acc + i, m, FOP(x, y));                                       \
+        size_t i = 0;                                                                           \
+        for (; i + 16 <= n; i += 16)                                                            \
+            _mm512_storeu_ps(acc + i, FOP(WIDEN(LD256(a + i)), _mm512_loadu_ps(acc + i)));       \
+        if (i < n) {                                                                            \
+            __mmask16 m = (__mmask16)((1u << (n - i)) - 1);                                     \
+            __m512 x = WIDEN(halves_load_last(a + i, n - i));                                   \
+            _mm512_mask_storeu_ps(acc + i, m, FOP(x, _mm512_maskz_loadu_ps(m, acc + i)));       \
         }                                                                                       \
     }
 static inline __m512 acc_max(__m512 x, __m512 y) { return _mm512_max_ps(y, x); }
@@ -453,19 +478,21 @@ static inline __m512 acc_prod(__m512 x, __m512 y) { return _mm512_mul_ps(x, y); 
     static void name(const void *a_, float *o, size_t n)                                        \
     {                                                                                           \
         const uint16_t *a = a_;                                                                 \
-        for (size_t i = 0; i < n; i += 16) {                                                    \
-            __mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);              \
-            _mm512_mask_storeu_ps(o + i, m, WIDEN(_mm256_maskz_loadu_epi16(m, a + i)));          \
-        }                                                                                       \
+        size_t i = 0;                                                                           \
+        for (; i + 16 <= n; i += 16) _mm512_storeu_ps(o + i, WIDEN(LD256(a + i)));              \
+        if (i < n)                                                                              \
+            _mm512_mask_storeu_ps(o + i, (__mmask16)((1u << (n - i)) - 1),                      \
+                                  WIDEN(halves_load_last(a + i, n - i)));                       \
     }
 #define AVX512_NARROW(name, NARROW)                                                             \
     static void name(const float *a, void *o_, size_t n)                                        \
     {                                                                                           \
         uint16_t *o = o_;                                                                       \
-        for (size_t i = 0; i < n; i += 16) {                                                    \
-            __mmask16 m = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);              \
-            _mm256_mask_storeu_epi16(o + i, m, NARROW(_mm512_maskz_loadu_ps(m, a + i)));         \
-        }                                                                                       \
+        size_t i = 0;                                                                           \
+        for (; i + 16 <= n; i += 16) ST256(o + i, NARROW(_mm512_loadu_ps(a + i)));              \
+        if (i < n)                                                                              \
+            halves_store_last(o + i, NARROW(_mm512_maskz_loadu_ps((__mmask16)((1u << (n - i)) - 1), \
+                                                                  a + i)), n - i);              \
     }
 /*
  * The kernels of this file, one row each: K(slot, DEFINE, name, args...) defines `name` with

@@ -524,7 +524,10 @@ static void exact_inputs(void)
  * block may), the output ending 1-63 bytes before its page's end: the kernels' tails then sit
  * at every offset in the inputs' last line, where a masked access from the tail's first byte
  * would reach the unmapped page (avx512.c, tail_load: those tails are read from their own line
- * and moved down). Bytes and halves (byte and word offsets), 3-buffer form, every op. */
+ * and moved down). Bytes and halves (byte and word offsets), 3-buffer form, every op; and
+ * the n-ary form of halves (three sources and its output all ending at the unmapped page: its
+ * last partial vector goes through the stack there, avx512.c, halves_load_last), every length
+ * of that vector. */
 static void page_end_tails(void)
 {
     const size_t page = 4096, span = 2 * page;
@@ -564,6 +567,17 @@ static void page_end_tails(void)
                     else if (++failed <= 30)
                         fprintf(stderr, "WROTE PAST %s page-end %s/%s gap=%zu\n", variants[v].name,
                                 vred_op_name(o), vred_type_name(t), gap);
+                }
+                if (size != 2 || gap > 32) continue; /* n-ary halves: n mod 16 takes every value */
+                unsigned char *nout = map[2] + span - bytes; /* ends at the unmapped page */
+                const void *srcs[3] = {a, b, a};
+                vred_dispatch_select(VRED_ISA_SCALAR, -1);
+                if (vred_reduce_n(o, t, srcs, 3, ref, n)) abort();
+                for (int v = 0; v < nvariants; v++) {
+                    use_variant(v);
+                    memset(nout, 0xa5, bytes);
+                    if (vred_reduce_n(o, t, srcs, 3, nout, n)) abort();
+                    check("page-end n-ary", variants[v].name, o, t, n, gap, ref, nout, a, b);
                 }
             }
         }
