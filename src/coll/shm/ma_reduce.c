@@ -16,19 +16,7 @@
  * Chunk c is elements [c m I, (c + 1) m I) with m = p - 1 parts of I elements (the last ones
  * shorter); non-root v (node ranks other than the root, in order from root + 1) ends its
  * chain on part v. Every rank posts m times per round, the root included (sync.h: the counters
- * of all node ranks stay equal). *
- * Where a part sits. The root's fold reads its send buffer and the part and writes its receive
- * buffer; the kernels align their stores to the receive buffer, and an input off that alignment
- * costs (split loads, or lines joined by shuffles: docs/kernels.md, "Alignment"), most where L1
- * holds the data. A part at the start of its slot is off the root's buffers whenever a user's
- * buffers are not line-aligned (malloc's 16 mod 64: 2 ranks, 4 KiB, AVX2 kernels, Zen 5, 0.87x
- * of the aligned call). So the root publishes where its receive buffer sits in a line (a hint,
- * from its last call: the non-roots never wait for the root), and a non-root whose send buffer
- * sits there too puts the part it copies at its source's offset in the slot (each slot has a
- * line to spare): the copy is then unskewed and the root's fold meets three buffers in step,
- * as in an aligned call. It publishes what it did with the part, and everyone who reads the
- * part reads that, so a stale hint costs speed only. Where the offsets differ (0/16), the part
- * stays aligned, as before: placing it at the root's offset would skew the copy instead.
+ * of all node ranks stay equal).
  */
 #include "coll/shm/ma.h"
 #include "coll/shm/stamp.h"
@@ -41,8 +29,6 @@ typedef struct {
     int m;          /* parts per chunk: p - 1 */
     size_t I;       /* elements per part */
     size_t es;
-    size_t stride;  /* bytes from one part's slot to the next (slot_stride) */
-    uint16_t line;  /* this non-root's placement of the part it copies (region.h, placed) */
     vred_stores_call in; /* the first step's copies into the bank (stores.h) */
     vred_shm_stamp args; /* this rank's arguments (stamp.h) */
 } chain;
@@ -56,51 +42,12 @@ static size_t part(const chain *ch, size_t c, int v, size_t *lo)
     return count - first < ch->I ? count - first : ch->I;
 }
 
-/* A slot holds a part of I elements and a line to spare, so that the part can sit at any offset
- * in a line, where m of them fit the bank's share of the per-rank algorithms (not with more
- * than 64 ranks to a slice of 4 KiB); else just the part. The same on every rank. */
-static size_t slot_stride(const vred_shm *s, size_t I, size_t es, int m)
-{
-    size_t part_bytes = I * es;
-    return (size_t)m * (part_bytes + 64) <= s->slices_bytes ? part_bytes + 64 : part_bytes;
-}
+/* What a round uses of the bank: the m parts. */
+static size_t chunk_bytes(const chain *ch) { return (size_t)ch->m * ch->I * ch->es; }
 
-/* What a round uses of the bank: the m slots. */
-static size_t chunk_bytes(const chain *ch) { return (size_t)ch->m * ch->stride; }
-
-/* The non-root that copies part w into the bank (its chain's first step): node rank. */
-static int copier(const chain *ch, int w)
+static char *slot(const chain *ch, char *bank, int v)
 {
-    return (ch->a->root + 1 + (w + ch->m - 1) % ch->m) % ch->a->n->size;
-}
-
-/* Where part w of chunk c sits in the bank: at the offset in a line its copier published for
- * this round (placed: its send buffer's offset + 1, or 0 for the slot's start). Only after a
- * wait that has seen the copier's post of this round (directly or through the chain). */
-static char *part_at(const chain *ch, char *bank, size_t c, int w)
-{
-    char *base = bank + (size_t)w * ch->stride;
-    const vred_shm *s = ch->s;
-    unsigned line = __atomic_load_n(&s->ctl[copier(ch, w)].placed[s->round & 1], __ATOMIC_RELAXED);
-    if (!line || ch->stride == ch->I * ch->es) return base;
-    size_t lo = (c * (size_t)ch->m + (size_t)w) * ch->I;
-    size_t want = (line - 1 + lo * ch->es) & 63;
-    return base + ((want - (uintptr_t)base) & 63);
-}
-
-/* This rank's value to publish in `placed` (ma_reduce.c, "Where a part sits"). */
-static uint16_t placement(const chain *ch)
-{
-    const vred_shm *s = ch->s;
-    unsigned at = (unsigned)((uintptr_t)ch->a->sbuf & 63) + 1;
-    if (ch->stride == ch->I * ch->es) return 0;
-    return __atomic_load_n(&s->ctl[ch->a->root].root_line, __ATOMIC_RELAXED) == at ? at : 0;
-}
-
-/* A store into this rank's control line only where the value changes (region.h). */
-static void publish16(uint16_t *word, uint16_t v)
-{
-    if (__atomic_load_n(word, __ATOMIC_RELAXED) != v) __atomic_store_n(word, v, __ATOMIC_RELAXED);
+    return bank + (size_t)v * ch->I * ch->es;
 }
 
 /* A non-root's round: the MA chain among the m non-roots. */
@@ -117,13 +64,11 @@ static void chain_round(chain *ch, size_t c, int v)
         size_t lo, n = part(ch, c, w, &lo);
         if (j) vred_shm_wait(s, next_rank, seq0 + (uint64_t)j);
         const char *src = vred_at(a->sbuf, lo, ch->es);
-        if (j == 0) publish16(&s->ctl[s->rank].placed[s->round & 1], ch->line);
-        char *at = part_at(ch, bank, c, w);
         if (n && j == 0)
-            vred_stores_copy(&ch->in, at, src, n * ch->es, n == ch->I);
+            vred_stores_copy(&ch->in, slot(ch, bank, w), src, n * ch->es, n == ch->I);
         else if (n) {
             vred_kernels_far(1); /* in place into the peer's lines: kernel.h */
-            vred_par_reduce3(a->e, ch->es, src, at, at, n);
+            vred_par_reduce3(a->e, ch->es, src, slot(ch, bank, w), slot(ch, bank, w), n);
             vred_kernels_far(0);
         }
         if (c == 0 && j == 0) vred_shm_stamp_publish(s, ch->args); /* for the root's check */
@@ -161,7 +106,7 @@ static int follow_others(const chain *ch, size_t next, int rc)
     size_t per_chunk = I * (size_t)ch->m, chunks = (count + per_chunk - 1) / per_chunk;
     vred_shm_round_cancel(s, next);
     for (size_t c = 0; c < chunks; c++) {
-        (void)vred_shm_round_begin(s, (size_t)ch->m * slot_stride(s, I, es, ch->m));
+        (void)vred_shm_round_begin(s, (size_t)ch->m * I * es);
         uint64_t seq0 = s->seq;
         for (int v = 0; v < ch->m; v++) vred_shm_wait(s, (a->root + 1 + v) % p, seq0 + (uint64_t)ch->m);
         for (int j = 0; j < ch->m; j++) vred_shm_post(s);
@@ -190,7 +135,7 @@ static int root_round(const chain *ch, size_t c)
         else if ((vred_shm_wait_call(s, peer, seq0 + (uint64_t)ch->m) != ch->args || ch->m > 1) &&
                  (rc = vred_shm_stamp_verdict(s, ch->args)) != MPI_SUCCESS)
             return follow_others(ch, next, rc);
-        vred_par_reduce3(a->e, ch->es, vred_at(a->sbuf, lo, ch->es), part_at(ch, bank, c, v),
+        vred_par_reduce3(a->e, ch->es, vred_at(a->sbuf, lo, ch->es), slot(ch, bank, v),
                          vred_at(a->rbuf, lo, ch->es), n);
     }
     for (int j = 0; j < ch->m; j++) vred_shm_post(s);
@@ -206,15 +151,10 @@ int vred_shm_reduce_ma(const vred_shm_args *a)
     chain ch = {.a = a, .s = a->n->shm, .m = p - 1, .es = a->esize,
                 .args = vred_shm_stamp_of(VRED_STAMP_CHAIN, a->esize, a->root, a->count)};
     ch.I = vred_shm_slice(ch.s, a->count, a->esize, ch.m);
-    ch.stride = slot_stride(ch.s, ch.I, ch.es, ch.m);
     vred_stores_begin(&ch.in, &ch.s->stores, VRED_STORES_REDUCE, a->count * a->esize, ch.I * ch.es);
     size_t per_chunk = ch.I * (size_t)ch.m;
     size_t chunks = (a->count + per_chunk - 1) / per_chunk;
     int v = (a->n->rank - a->root - 1 + p) % p; /* non-roots 0 .. m-1; the root is m */
-    if (v == ch.m)
-        publish16(&ch.s->ctl[ch.s->rank].root_line, (uint16_t)(((uintptr_t)a->rbuf & 63) + 1));
-    else
-        ch.line = placement(&ch);
     int rc = MPI_SUCCESS;
     for (size_t c = 0; c < chunks && rc == MPI_SUCCESS; c++) {
         if (v == ch.m) rc = root_round(&ch, c);

@@ -47,13 +47,6 @@ typedef struct {
     pid_t pid;                  /* the owner, for telling a dead peer from a slow one */
     int32_t cma_ready;          /* the owner can take part in the current CMA reduction
                                    (cma_reduce.c); published with cma_addr and cma_out */
-    /* The MA reduce chain's placement of its parts (ma_reduce.c, "Where a part sits"), stored
-     * only when it changes, so that in a loop of like calls this line stays in the readers'
-     * caches: */
-    uint16_t root_line;         /* the byte offset in its line of the owner's receive buffer in
-                                   its last such reduce as root, + 1 (0: none yet); a hint */
-    uint16_t placed[2];         /* where the owner put the part it copied in the round of each
-                                   parity: its source's offset in a line + 1, or 0 (aligned) */
     /* A long wait (sync.c): published once the owner has waited CHECK_S, never on a wait's
      * fast path, and read only by peers that wait long too (the deadlock check). In lines of
      * their own: writing them does not disturb peers polling seq. */
