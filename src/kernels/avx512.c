@@ -433,7 +433,7 @@ HALF_CMP(min_f16, widen_f16, _CMP_LT_OQ)
 
 /* ---- the kernels --------------------------------------------------------------------------- */
 
-/* ---- half precision with float32 accumulation (n-ary form); masked tails only -------------- */
+/* ---- half precision with float32 accumulation (n-ary form) ---------------------------------- */
 /* The n-ary half-precision form's user buffers (the halves it widens and accumulates, the halves
  * it narrows into; its float accumulator is a block of its own): whole vectors, then the last
  * k < 16 halves by a masked access, or through a vector on the stack where the masked window
