@@ -84,6 +84,29 @@ static inline __m512i tail_load(const void *p, size_t bytes)
     __m512i line = _mm512_maskz_loadu_epi8(m << off, (const char *)p - off);
     return bytes_down(line, off); /* zeros wrap round */
 }
+/*
+ * A store whose 64 bytes cross into the next page costs about 30 cycles on Zen 5, a masked one
+ * more (its masked-off bytes count). In the pair form (avx512_realign.h), whose stores are off
+ * their lines, one vector in 64 crosses a page: the in-place sum of 4 KiB of doubles at 4/4
+ * took 30-31 ns with its last vector stored across the page, 24-25 with that vector stored as
+ * two masked stores, each on its own line, and 23-24 without it (a stand-alone loop, Zen 5
+ * family 26 model 2; two masked stores at p itself, each on one page's bytes, took 35 ns).
+ * So the pair form's last vector, where it crosses, goes to p's line and the next, v's bytes
+ * moved up by p's offset. Not every tail_store: the branch there grew every kernel and cost
+ * doubles at 8/8 7% at 16 KiB (`vred-kbench align --type f64`).
+ */
+static inline int window_crosses_page(const void *p, size_t window)
+{
+    return ((uintptr_t)p & 4095) + window > 4096;
+}
+/* the bytes of m (a mask from lane 0) of v to p, p not on a line: on p's line and the next */
+static inline void store_on_lines(void *p, __mmask64 m, __m512i v)
+{
+    size_t off = (uintptr_t)p & 63;
+    __m512i u = bytes_up(v, off);
+    _mm512_mask_storeu_epi8((char *)p - off, m << off, u);
+    _mm512_mask_storeu_epi8((char *)p - off + 64, m >> (64 - off), u);
+}
 /* the bytes of m (a mask from lane 0) of v to p */
 static inline void tail_store(void *p, __mmask64 m, size_t bytes, __m512i v)
 {

@@ -179,11 +179,12 @@ static inline size_t vred_ra_head(const void *a, const void *b, const void *o, s
  * the inputs is read (the four bytes before an input share its line: no tool can poison them,
  * and a masked-off element is not accessed). The tail is read from the last line too, so this
  * form finishes the call in both tail forms (the masked store is the same operation on the same
- * elements: the bytes do not change). Two vectors a trip, their four loads first, from a bound
- * measured on the CPU at hand (VRED_REALIGN_PAIR, kernel.h), below it the loop after: on Zen 4
- * (an earlier form of that loop) one a trip ran 0.87x of aligned at 4 KiB and 0.83-0.85x at 16
- * KiB where two ran 0.69x and 0.73x, and at 1 MiB two ran 0.93-0.94x, one 0.86-0.88x; on Zen 5
- * two a trip won at 16 KiB (`local` 0.63-0.65x against 0.51-0.56x).
+ * elements: the bytes do not change). Four vectors a trip, each pair's loads first, from a
+ * bound measured on the CPU at hand (VRED_REALIGN_PAIR, kernel.h), below it the loop after
+ * (two a trip, the lines swapping roles): on Zen 4 (earlier forms of both) one a trip ran
+ * 0.87x of aligned at 4 KiB and 0.83-0.85x at 16 KiB where two, loads first, ran 0.69x and
+ * 0.73x, and at 1 MiB 0.93-0.94x against 0.86-0.88x. The last vector of a buffer of whole
+ * pages crosses into the next page, and goes to its two lines (store_on_lines, avx512.c).
  */
 /* The first `dwords` dwords of the line at p, the rest zero. None: no load at all. A masked
  * load with no lane set reads no byte, but it still reached the line: in MA's root fold, where
@@ -205,18 +206,23 @@ static inline __m512i vred_ra_last_line(const char *p, size_t dwords)
         __m512i pa = _mm512_maskz_load_epi32((__mmask16)(0xffffu << (SA)), la);                 \
         __m512i pb = _mm512_maskz_load_epi32((__mmask16)(0xffffu << (SB)), lb);                 \
         size_t j = 0;                                                                           \
+        /* four a trip, each pair's loads first, the last line loaded into the carried one: \
+         * two a trip with a1 carried had GCC copy the carried lines every trip (4 KiB at     \
+         * 4/4, Zen 5, a stand-alone loop: 24.8 ns against 20.3) */                          \
         if ((vectors) * 64 >= vred_realign_from(VRED_REALIGN_PAIR))                             \
-            for (; j + 2 < (vectors); j += 2) {                                                 \
+            for (; j + 4 < (vectors); j += 4) {                                                 \
                 __m512i a0 = _mm512_load_si512((const void *)(la + 64 * (j + 1)));              \
                 __m512i a1 = _mm512_load_si512((const void *)(la + 64 * (j + 2)));              \
                 __m512i b0 = _mm512_load_si512((const void *)(lb + 64 * (j + 1)));              \
                 __m512i b1 = _mm512_load_si512((const void *)(lb + 64 * (j + 2)));              \
-                __m512i r0 = OP(_mm512_alignr_epi32(a0, pa, SA), _mm512_alignr_epi32(b0, pb, SB)); \
-                __m512i r1 = OP(_mm512_alignr_epi32(a1, a0, SA), _mm512_alignr_epi32(b1, b0, SB)); \
-                STORE((out) + W * j, r0);                                                       \
-                STORE((out) + W * (j + 1), r1);                                                 \
-                pa = a1;                                                                        \
-                pb = b1;                                                                        \
+                STORE((out) + W * j, OP(_mm512_alignr_epi32(a0, pa, SA), _mm512_alignr_epi32(b0, pb, SB))); \
+                STORE((out) + W * (j + 1), OP(_mm512_alignr_epi32(a1, a0, SA), _mm512_alignr_epi32(b1, b0, SB))); \
+                __m512i a2 = _mm512_load_si512((const void *)(la + 64 * (j + 3)));              \
+                __m512i b2 = _mm512_load_si512((const void *)(lb + 64 * (j + 3)));              \
+                pa = _mm512_load_si512((const void *)(la + 64 * (j + 4)));                      \
+                pb = _mm512_load_si512((const void *)(lb + 64 * (j + 4)));                      \
+                STORE((out) + W * (j + 2), OP(_mm512_alignr_epi32(a2, a1, SA), _mm512_alignr_epi32(b2, b1, SB))); \
+                STORE((out) + W * (j + 3), OP(_mm512_alignr_epi32(pa, a2, SA), _mm512_alignr_epi32(pb, b2, SB))); \
             }                                                                                   \
         /* two a trip, the carried lines swapping roles: one a trip copied each carried line \
          * to a new register every vector, which on Zen 5 cost 0.70-0.78x of aligned in L1   \
@@ -229,14 +235,6 @@ static inline __m512i vred_ra_last_line(const char *p, size_t dwords)
             pb = _mm512_load_si512((const void *)(lb + 64 * (j + 2)));                          \
             STORE((out) + W * (j + 1), OP(_mm512_alignr_epi32(pa, a0, SA), _mm512_alignr_epi32(pb, b0, SB))); \
         }                                                                                       \
-        /* The lines the last vectors start in, read again rather than carried out of the    \
-         * loop (carried, GCC copied them every trip). In place the store before has written \
-         * the line's first dword, which VALIGND by 1 drops; a line read whole (by 0) is an   \
-         * input's on a line, which the output, 4 bytes past one, is not. */                  \
-        if (j) {                                                                                \
-            pa = _mm512_load_si512((const void *)(la + 64 * j));                                \
-            pb = _mm512_load_si512((const void *)(lb + 64 * j));                                \
-        }                                                                                       \
         for (; j + 1 < (vectors); j++) {                                                        \
             __m512i a0 = _mm512_load_si512((const void *)(la + 64 * (j + 1)));                  \
             __m512i b0 = _mm512_load_si512((const void *)(lb + 64 * (j + 1)));                  \
@@ -248,7 +246,10 @@ static inline __m512i vred_ra_last_line(const char *p, size_t dwords)
         size_t td = (tail) * sizeof(T) / 4;                                                     \
         __m512i ea = vred_ra_last_line(la + 64 * (vectors), td + (SA));                        \
         __m512i eb = vred_ra_last_line(lb + 64 * (vectors), td + (SB));                        \
-        STORE((out) + W * j, OP(_mm512_alignr_epi32(ea, pa, SA), _mm512_alignr_epi32(eb, pb, SB))); \
+        __m512i r = OP(_mm512_alignr_epi32(ea, pa, SA), _mm512_alignr_epi32(eb, pb, SB));      \
+        /* a buffer of whole pages ends with this store across a page (store_on_lines) */        \
+        if (window_crosses_page((out) + W * j, 64)) store_on_lines((out) + W * j, (FIELDS), r); \
+        else STORE((out) + W * j, r);                                                           \
         if (td) {                                                                               \
             __m512i z = _mm512_setzero_si512();                                                 \
             __m512i x = _mm512_alignr_epi32(z, ea, SA), y = _mm512_alignr_epi32(z, eb, SB);    \

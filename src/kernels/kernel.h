@@ -153,14 +153,15 @@ static inline void vred_kernels_far(int on) { vred_kernels_far_now = on; }
  * aliasing, simd_body.h). Only a matter of speed: both forms give the same bytes.
  */
 /* VRED_REALIGN_PAIR: the AVX-512 pair form's bound (8- and 16-byte elements 4 bytes past a
- * line, avx512_realign.h): from which size its loop takes two vectors a trip, loads first. */
+ * line, avx512_realign.h): from which size its loop takes four vectors a trip, each pair's
+ * loads first. */
 typedef enum {
     VRED_REALIGN_AVX2,
     VRED_REALIGN_AVX512,
     VRED_REALIGN_PAIR,
     VRED_REALIGN_ISAS
 } vred_realign_isa;
-/* vred_realign_force: the form a bound turns on (lines; the pair form's two a trip) at every
+/* vred_realign_force: the form a bound turns on (lines; the pair form's four a trip) at every
  * size, or at none */
 enum { VRED_REALIGN_ON = 1, VRED_REALIGN_OFF = 2 };
 enum { VRED_REALIGN_MEASURED = 1, VRED_REALIGN_SETTING, VRED_REALIGN_PINNED }; /* how it was set */

@@ -15,10 +15,10 @@
  * first call that asks measures it here.
  *
  * The AVX-512 pair form (8- and 16-byte elements 4 bytes past a line, avx512_realign.h) has
- * a bound of the same kind: from which size its loop takes two vectors a trip with their four
- * loads first rather than one a trip with the lines swapping roles. Zen 4 ran the first
- * faster only from L2 on (the 32 KiB set by hand, for an earlier form of the second loop); on
- * Zen 5 it won by 8-14% at 4-16 KiB and tied from 32 KiB.
+ * a bound of the same kind: from which size its loop takes four vectors a trip, each pair's
+ * loads first, rather than two with the lines swapping roles. Zen 4 ran the first (then two a
+ * trip, loads first) faster only from L2 on (the 32 KiB set by hand, for an earlier form of
+ * the second loop); on Zen 5 it won by 8-14% at 4-16 KiB and tied from 32 KiB.
  *
  * The measurement: an in-place sum at 4-128 KiB, of floats with the input 16 bytes past a
  * line (the misalignment malloc gives; of doubles with both at 4 past a line for the pair

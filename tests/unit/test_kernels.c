@@ -245,8 +245,8 @@ static void add_variants(void)
 /* Select variant v's kernels; the bounds from which shifted inputs are read in lines are
  * pinned (the measured ones would leave which loop a length takes to the CPU's timing): AVX2
  * at every size or at none, AVX-512 at every size (its split loads: the `far` variant), the
- * pair form's two vectors a trip from 32 KiB (the longest lengths below take them, the others
- * the loop with one). Returns the ISA selected. */
+ * pair form's four vectors a trip from 32 KiB (the longest lengths below take them, the others
+ * the loop with the carried lines swapping roles). Returns the ISA selected. */
 static vred_isa use_variant(int v)
 {
     vred_realign_set_from(VRED_REALIGN_AVX2, variants[v].lines ? 1 : SIZE_MAX);
@@ -585,6 +585,13 @@ static void page_end_tails(void)
     free(ref);
 }
 
+/* Variant vf / 2 with the pair form's four-a-trip loop at every size (vf even) or at none. */
+static void use_pair_variant(int vf)
+{
+    use_variant(vf / 2);
+    vred_realign_set_from(VRED_REALIGN_PAIR, vf % 2 ? SIZE_MAX : 1);
+}
+
 /* Elements of 8 or 16 bytes with both inputs 4 bytes past a line (doubles at 4 mod 64), or one
  * of them on the line below: the AVX-512 kernels read both in aligned lines, the first and the
  * last by masked loads (avx512_realign.h, the pair form). Both inputs are whole allocations
@@ -601,8 +608,12 @@ static void exact_pairs(void)
             vred_type t = (vred_type)ty;
             size_t size = vred_type_size(t);
             if (!vred_op_valid(o, t) || (size != 8 && size != 16)) continue;
-            /* a tail of none, one element and most of a vector */
-            size_t lens[] = {256 / size + 1, 4096 / size, 4096 / size + 64 / size - 1};
+            /* a tail of none, one element and most of a vector; past 4 KiB, 64 + 1..3 vectors
+             * (the loop's four a trip leave each remainder), the last one's store across a
+             * page or not */
+            size_t lens[] = {256 / size + 1,        4096 / size,
+                             4096 / size + 64 / size - 1, 4160 / size,
+                             4224 / size + 1,       4288 / size + 3};
             for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
                 for (size_t k = 0; k < 6; k++) {
                     /* both at e, or one of them on the line below (4 bytes lower) */
@@ -617,7 +628,8 @@ static void exact_pairs(void)
                         gen_elem(t, b + x * size);
                     }
                     memcpy(keep, b, bytes);
-                    for (int v = 0; v < nvariants; v++) {
+                    for (int vf = 0; vf < 2 * nvariants; vf++) {
+                        int v = vf / 2;
                         size_t ds[] = {e, 12, 0};
                         for (size_t di = 0; di < sizeof ds / sizeof *ds; di++) {
                             size_t d = ds[di];
@@ -625,7 +637,7 @@ static void exact_pairs(void)
                             memset(got + d, 0xa5, bytes);
                             vred_dispatch_select(VRED_ISA_SCALAR, -1);
                             if (vred_reduce3(o, t, a, b, ref + d, n)) abort();
-                            use_variant(v);
+                            use_pair_variant(vf);
                             if (vred_reduce3(o, t, a, b, got + d, n)) abort();
                             check("pair-3buf", variants[v].name, o, t, n, d, ref + d, got + d, a, b);
                         }
@@ -633,7 +645,7 @@ static void exact_pairs(void)
                         memcpy(ref, keep, bytes);
                         vred_dispatch_select(VRED_ISA_SCALAR, -1);
                         if (vred_reduce(o, t, a, ref, n)) abort();
-                        use_variant(v);
+                        use_pair_variant(vf);
                         if (vred_reduce(o, t, a, b, n)) abort();
                         check("pair-inplace", variants[v].name, o, t, n, eb, ref, b, a, keep);
                         memcpy(b, keep, bytes);
