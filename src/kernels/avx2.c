@@ -32,7 +32,7 @@
  * lines (avx2_realign.h). */
 #define AVX2_KERNEL(name, lower, T, OP, STORE)                                                  \
     VRED_KERNEL_DECL(lower);                                                                    \
-    VRED_RA2_DEFINE(name##_realigned, T, OP, STORE)                                             \
+    VRED_RA2_DEFINE(name##_realigned, lower, T, OP, STORE)                                      \
     void name(const void *a_, const void *b_, void *o_, size_t n)                               \
     {                                                                                           \
         const T *a = a_, *b = b_;                                                               \
