@@ -197,7 +197,7 @@ static const knob knobs[] = {
      "route the MPI's and cross-memory attach copies around them; fast = never", 0, 0},
     {"VRED_REALIGN_FROM", KNOB_INT, "0..1073741824", "0", apply_realign_from,
      "bytes from which the AVX2 and AVX-512 kernels read an input off the stores' alignment in "
-     "aligned lines rather than by split loads (and the AVX-512 pair form takes two vectors a "
+     "aligned lines rather than by split loads (and the AVX-512 pair form takes four vectors a "
      "trip); 0 = measured per ISA on this CPU at first need; 1 = at every size",
      0, 1L << 30},
     {"VRED_SOCKETS", KNOB_INT, "0..64", "0", apply_sockets,

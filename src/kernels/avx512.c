@@ -35,12 +35,17 @@ static inline __mmask64 bytes_mask64(size_t bytes) { return bytes >= 64 ? ~0ull 
  * that cost the byte sums 7-10% at 4 KiB: `vred-kbench align --type u8`, 0/1 `local` 0.68-0.70x
  * -> 0.62-0.63x). Where the bytes cross into the next line anyway, as they are.
  */
+/* Do `window` bytes at p reach into the next page? */
+static inline int window_crosses_page(const void *p, size_t window)
+{
+    return ((uintptr_t)p & 4095) + window > 4096;
+}
 /* Would a masked access of `window` bytes at p, for `bytes` of data, reach a page the data
  * does not? */
 static inline int window_leaves_page(uintptr_t p, size_t bytes, size_t window)
 {
-    size_t in = p & 4095;
-    return in + window > 4096 && in + bytes <= 4096;
+    const void *q = (const void *)p;
+    return window_crosses_page(q, window) && !window_crosses_page(q, bytes);
 }
 static inline int tail_on_line(uintptr_t p, size_t bytes)
 {
@@ -95,10 +100,6 @@ static inline __m512i tail_load(const void *p, size_t bytes)
  * moved up by p's offset. Not every tail_store: the branch there grew every kernel and cost
  * doubles at 8/8 7% at 16 KiB (`vred-kbench align --type f64`).
  */
-static inline int window_crosses_page(const void *p, size_t window)
-{
-    return ((uintptr_t)p & 4095) + window > 4096;
-}
 /* the bytes of m (a mask from lane 0) of v to p, p not on a line: on p's line and the next */
 static inline void store_on_lines(void *p, __mmask64 m, __m512i v)
 {

@@ -18,7 +18,8 @@
  * a bound of the same kind: from which size its loop takes four vectors a trip, each pair's
  * loads first, rather than two with the lines swapping roles. Zen 4 ran the first (then two a
  * trip, loads first) faster only from L2 on (the 32 KiB set by hand, for an earlier form of
- * the second loop); on Zen 5 it won by 8-14% at 4-16 KiB and tied from 32 KiB.
+ * the second loop); on Zen 5 (family 26 model 2, 2026-12-05, test_realign_from three times)
+ * four a trip won by 14-32% at 4-16 KiB, lost 4-11% at 32 KiB and tied above: "every size".
  *
  * The measurement: an in-place sum at 4-128 KiB, of floats with the input 16 bytes past a
  * line (the misalignment malloc gives; of doubles with both at 4 past a line for the pair

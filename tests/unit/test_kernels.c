@@ -615,9 +615,11 @@ static void exact_pairs(void)
                              4096 / size + 64 / size - 1, 4160 / size,
                              4224 / size + 1,       4288 / size + 3};
             for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
-                for (size_t k = 0; k < 6; k++) {
-                    /* both at e, or one of them on the line below (4 bytes lower) */
-                    size_t e = k < 3 ? 4 : 36, ea = e - (k % 3 == 2) * 4, eb = e - (k % 3 == 1) * 4;
+                for (size_t k = 0; k < 9; k++) {
+                    /* both at e, or one of them on the line below (4 bytes lower); at 20 the
+                     * AVX2 pair form's head (to 4 past a 32-byte line) has elements to do */
+                    size_t e = k < 3 ? 4 : k < 6 ? 36 : 20;
+                    size_t ea = e - (k % 3 == 2) * 4, eb = e - (k % 3 == 1) * 4;
                     size_t n = lens[li], bytes = n * size;
                     void *base_a, *base_b;
                     unsigned char *a = exact_alloc(ea, bytes, &base_a);

@@ -348,7 +348,7 @@ static void usage(FILE *o)
 }
 
 /* From which size the AVX2 and AVX-512 kernels read a shifted input in aligned lines, and the
- * pair form takes two vectors a trip (kernel.h), as every vred process that runs them measures
+ * pair form takes four vectors a trip (kernel.h), as every vred process that runs them measures
  * it. */
 static void print_realign_from(void)
 {
@@ -362,7 +362,7 @@ static void print_realign_from(void)
         {VRED_ISA_AVX512, VRED_REALIGN_AVX512,
          "avx512 kernels read a misaligned input in aligned lines", "split loads / lines"},
         {VRED_ISA_AVX512, VRED_REALIGN_PAIR,
-         "avx512 pair form (doubles at 4 mod 8) takes two vectors a trip", "one a trip / two"},
+         "avx512 pair form (doubles at 4 mod 8) takes four vectors a trip", "two a trip / four"},
     };
     for (size_t k = 0; k < sizeof isas / sizeof *isas; k++) {
         if (!vred_isa_supported(isas[k].isa)) continue;
