@@ -13,7 +13,8 @@
  *
  * VALIGND's shift is an immediate, so there is a loop per shift and per input: 16, 32 and 48
  * bytes, the shifts between buffers that an allocator returns (glibc's are 16-byte aligned),
- * for `in` and for `inout`, six loops a kernel. Any other shift is a two-source permute with an
+ * for `in` and for `inout`, six loops a kernel; for 1-byte elements also 1 and 63 bytes (a byte
+ * buffer at 1 mod 64 against one on a line), by VALIGND and VPALIGNR. Any other shift is a two-source permute with an
  * index made at run time (VRED_RP_*): VPERMT2D for a whole number of dwords (a float buffer at
  * 4 mod 64 against one at 0), VPERMT2B for the rest (a byte buffer at 1 against one at 0),
  * where the CPU has AVX512_VBMI; without it those keep the split loads of VRED_SIMD_LOOP.
@@ -81,18 +82,38 @@
 /* Lines p and h joined by VALIGND, the input's first element Q dwords into line p. */
 #define VRED_RA_VALIGND(p, h, Q) _mm512_alignr_epi32((h), (p), (Q))
 #define VRED_RA_CASE(ORDER, OP, STORE, W, Q, al, y, o, m)                                       \
-    case Q:                                                                                     \
+    case 4 * Q:                                                                                 \
         VRED_RA_LOOP(ORDER, OP, STORE, W, VRED_RA_VALIGND, Q, al, y, o, m);                     \
         break;
 
-/* The loop for a shift of sh bytes (16, 32 or 48): VALIGND's immediate is sh / 4. */
+/*
+ * Lines p and h joined one byte on (the input 1 byte past a line) or one byte back (63 past):
+ * VALIGND by four dwords or twelve puts each 128-bit lane next to the lane that follows it in
+ * the input, and VPALIGNR takes the 16 bytes at the shift from each pair of lanes. Two shuffles
+ * with immediates where VPERMT2B is one with an index: on Zen 5 the byte permute costs about
+ * half a cycle a vector more in L1 (a stand-alone in-place u8 sum at 16 KiB: 0.77x of aligned
+ * against 0.90x; docs/kernels.md, "A byte buffer one byte off"), and these need no VBMI.
+ */
+#define VRED_RA_BYTE1(p, h, X) _mm512_alignr_epi8(_mm512_alignr_epi32((h), (p), 4), (p), 1)
+#define VRED_RA_BYTE63(p, h, X) _mm512_alignr_epi8((h), _mm512_alignr_epi32((h), (p), 12), 15)
+/* Is sh one of the byte shifts that have a loop of their own (for 1-byte elements)? */
+#define VRED_RA_BYTE_SHIFT(T, sh) (sizeof(T) == 1 && ((sh) == 1 || (sh) == 63))
+
+/* The loop for a shift of sh bytes: 16, 32 or 48 (VALIGND's immediate is sh / 4), or for
+ * 1-byte elements 1 or 63 (VRED_RA_BYTE_SHIFT). */
 #define VRED_RA_SWITCH(ORDER, OP, STORE, W, sh, al, y, o, m)                                    \
     do {                                                                                        \
         const char *al_ = (al);                                                                 \
-        switch ((sh) / 4) {                                                                     \
+        switch (sh) {                                                                           \
             VRED_RA_CASE(ORDER, OP, STORE, W, 4, al_, y, o, m)                                  \
             VRED_RA_CASE(ORDER, OP, STORE, W, 8, al_, y, o, m)                                  \
             VRED_RA_CASE(ORDER, OP, STORE, W, 12, al_, y, o, m)                                 \
+        case 1:                                                                                 \
+            if (W == 64) VRED_RA_LOOP(ORDER, OP, STORE, W, VRED_RA_BYTE1, 0, al_, y, o, m);    \
+            break;                                                                              \
+        case 63:                                                                                \
+            if (W == 64) VRED_RA_LOOP(ORDER, OP, STORE, W, VRED_RA_BYTE63, 0, al_, y, o, m);   \
+            break;                                                                              \
         }                                                                                       \
     } while (0)
 
@@ -290,7 +311,8 @@ static inline __m512i vred_ra_last_line(const char *p, size_t dwords)
                                                          size_t vectors, size_t sa, size_t sb)  \
     {                                                                                           \
         enum { W = 64 / sizeof(T) };                                                            \
-        int in_ = sa && sa % 16 == 0, inout_ = !in_ && sb && sb % 16 == 0;                      \
+        int in_ = sa && (sa % 16 == 0 || VRED_RA_BYTE_SHIFT(T, sa));                            \
+        int inout_ = !in_ && sb && (sb % 16 == 0 || VRED_RA_BYTE_SHIFT(T, sb));                 \
         int pin_ = !in_ && !inout_ && vred_rp_shift(sa);                                        \
         int pinout_ = !in_ && !inout_ && !pin_ && vred_rp_shift(sb);                            \
         if (!in_ && !inout_ && !pin_ && !pinout_) return i;                                     \
