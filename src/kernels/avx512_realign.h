@@ -9,12 +9,14 @@
  * the 4 KiB in-place sum with `in` at 0 and `inout` at 16 ran at 0.53-0.55x of its aligned
  * time, 0.75x at 16/0 (docs/kernels.md, "Loads that split cache lines"). Here the misaligned
  * input is read in whole aligned lines, each vector assembled from two of them by VALIGND, the
- * later line carried to the next vector, and a trip issues all its loads before its stores.
+ * later line carried to the next vector (the order of a trip's loads and stores: VRED_RA_LOOP).
  *
  * VALIGND's shift is an immediate, so there is a loop per shift and per input: 16, 32 and 48
  * bytes, the shifts between buffers that an allocator returns (glibc's are 16-byte aligned),
- * for `in` and for `inout`, six loops a kernel; for 1-byte elements also 1 and 63 bytes (a byte
- * buffer at 1 mod 64 against one on a line), by VALIGND and VPALIGNR. Any other shift is a two-source permute with an
+ * and 4, 8, 56 and 60 (a float buffer at 4 or 8 mod 64 against one on a line), for `in` and for
+ * `inout`, fourteen loops a kernel; for 1-byte elements also 1 and 63 bytes (a byte buffer at 1
+ * mod 64 against one on a line), by VALIGND and VPALIGNR. Any other shift is a two-source
+ * permute with an
  * index made at run time (VRED_RP_*): VPERMT2D for a whole number of dwords (a float buffer at
  * 4 mod 64 against one at 0), VPERMT2B for the rest (a byte buffer at 1 against one at 0),
  * where the CPU has AVX512_VBMI; without it those keep the split loads of VRED_SIMD_LOOP.
@@ -45,33 +47,43 @@
  * overwrites its table operand, so each line is needed twice, once as a copy; left to itself
  * GCC 12 loaded three of the four lines a second time as the permute's memory operand instead
  * of copying a register (7 line loads a trip instead of 4: 0.65-0.70x of aligned in L1). The
- * empty asm that takes the four in registers rules the reload out (VALIGND does not need it and
- * compiles the same with it).
+ * empty asm that takes each line in a register rules the reload out (VALIGND does not need it
+ * and compiles the same with it).
+ *
+ * Four vectors a trip: the other input's four loaded first, then each line loaded, joined and
+ * stored in turn. The line loads are of whole lines, which no store before them can partly
+ * overlap; `y`'s loads, which may split (a 3-buffer fold with both inputs off), all come before
+ * the trip's stores, so they never wait on a store just made 1-63 bytes below them in the low 12
+ * address bits (4 KiB aliasing). On Zen 5 this ran the 16 KiB in-place sum with `in` 16 bytes
+ * off at 0.90-0.92x of aligned, every load of the trip first 0.79x, and each vector loaded and
+ * stored in turn 0.89x but the 3-buffer fold with both inputs off at 0.45x instead of 0.54x
+ * (docs/kernels.md, "The realigned loop's order and its shifts").
  */
+#define VRED_RA_TRIP_Y_FIRST(ORDER, OP, STORE, W, JOIN, X, l_, y, o, j_)                        \
+    do {                                                                                        \
+        __m512i y0 = LD512((y) + W * (j_)), y1 = LD512((y) + W * ((j_) + 1));                   \
+        __m512i y2 = LD512((y) + W * ((j_) + 2)), y3 = LD512((y) + W * ((j_) + 3));             \
+        __m512i h0 = _mm512_load_si512((const void *)((l_) + 64));                              \
+        __asm__("" : "+v"(h0));                                                                 \
+        STORE((o) + W * (j_), ORDER(OP, JOIN(p_, h0, X), y0));                                  \
+        __m512i h1 = _mm512_load_si512((const void *)((l_) + 128));                             \
+        __asm__("" : "+v"(h1));                                                                 \
+        STORE((o) + W * ((j_) + 1), ORDER(OP, JOIN(h0, h1, X), y1));                            \
+        __m512i h2 = _mm512_load_si512((const void *)((l_) + 192));                             \
+        __asm__("" : "+v"(h2));                                                                 \
+        STORE((o) + W * ((j_) + 2), ORDER(OP, JOIN(h1, h2, X), y2));                            \
+        __m512i h3 = _mm512_load_si512((const void *)((l_) + 256));                             \
+        __asm__("" : "+v"(h3));                                                                 \
+        STORE((o) + W * ((j_) + 3), ORDER(OP, JOIN(h2, h3, X), y3));                            \
+        p_ = h3;                                                                                \
+    } while (0)
 #define VRED_RA_LOOP(ORDER, OP, STORE, W, JOIN, X, al, y, o, m)                                 \
     do {                                                                                        \
         const char *lines_ = (const char *)(al);                                                \
         __m512i p_ = _mm512_load_si512((const void *)lines_);                                   \
         size_t j_ = 0;                                                                          \
-        for (; j_ + 4 <= (m); j_ += 4) {                                                        \
-            const char *l_ = lines_ + 64 * j_;                                                  \
-            __m512i h0 = _mm512_load_si512((const void *)(l_ + 64));                            \
-            __m512i h1 = _mm512_load_si512((const void *)(l_ + 128));                           \
-            __m512i h2 = _mm512_load_si512((const void *)(l_ + 192));                           \
-            __m512i h3 = _mm512_load_si512((const void *)(l_ + 256));                           \
-            __asm__("" : "+v"(h0), "+v"(h1), "+v"(h2), "+v"(h3));                               \
-            __m512i y0 = LD512((y) + W * j_), y1 = LD512((y) + W * (j_ + 1));                   \
-            __m512i y2 = LD512((y) + W * (j_ + 2)), y3 = LD512((y) + W * (j_ + 3));             \
-            __m512i r0 = ORDER(OP, JOIN(p_, h0, X), y0);                                        \
-            __m512i r1 = ORDER(OP, JOIN(h0, h1, X), y1);                                        \
-            __m512i r2 = ORDER(OP, JOIN(h1, h2, X), y2);                                        \
-            __m512i r3 = ORDER(OP, JOIN(h2, h3, X), y3);                                        \
-            STORE((o) + W * j_, r0);                                                            \
-            STORE((o) + W * (j_ + 1), r1);                                                      \
-            STORE((o) + W * (j_ + 2), r2);                                                      \
-            STORE((o) + W * (j_ + 3), r3);                                                      \
-            p_ = h3;                                                                            \
-        }                                                                                       \
+        for (; j_ + 4 <= (m); j_ += 4)                                                          \
+            VRED_RA_TRIP_Y_FIRST(ORDER, OP, STORE, W, JOIN, X, lines_ + 64 * j_, y, o, j_);      \
         for (; j_ < (m); j_++) {                                                                \
             __m512i h_ = _mm512_load_si512((const void *)(lines_ + 64 * (j_ + 1)));             \
             STORE((o) + W * j_, ORDER(OP, JOIN(p_, h_, X), LD512((y) + W * j_)));               \
@@ -99,15 +111,23 @@
 /* Is sh one of the byte shifts that have a loop of their own (for 1-byte elements)? */
 #define VRED_RA_BYTE_SHIFT(T, sh) (sizeof(T) == 1 && ((sh) == 1 || (sh) == 63))
 
+/* Does a shift of sh bytes have a loop of its own (VRED_RA_SWITCH)? */
+#define VRED_RA_IMM_SHIFT(T, sh)                                                                \
+    ((sh) && ((sh) % 16 == 0 || (sh) == 4 || (sh) == 8 || (sh) == 56 || (sh) == 60 ||           \
+              VRED_RA_BYTE_SHIFT(T, sh)))
 /* The loop for a shift of sh bytes: 16, 32 or 48 (VALIGND's immediate is sh / 4), or for
  * 1-byte elements 1 or 63 (VRED_RA_BYTE_SHIFT). */
 #define VRED_RA_SWITCH(ORDER, OP, STORE, W, sh, al, y, o, m)                                    \
     do {                                                                                        \
         const char *al_ = (al);                                                                 \
         switch (sh) {                                                                           \
+            VRED_RA_CASE(ORDER, OP, STORE, W, 1, al_, y, o, m)                                  \
+            VRED_RA_CASE(ORDER, OP, STORE, W, 2, al_, y, o, m)                                  \
             VRED_RA_CASE(ORDER, OP, STORE, W, 4, al_, y, o, m)                                  \
             VRED_RA_CASE(ORDER, OP, STORE, W, 8, al_, y, o, m)                                  \
             VRED_RA_CASE(ORDER, OP, STORE, W, 12, al_, y, o, m)                                 \
+            VRED_RA_CASE(ORDER, OP, STORE, W, 14, al_, y, o, m)                                 \
+            VRED_RA_CASE(ORDER, OP, STORE, W, 15, al_, y, o, m)                                 \
         case 1:                                                                                 \
             if (W == 64) VRED_RA_LOOP(ORDER, OP, STORE, W, VRED_RA_BYTE1, 0, al_, y, o, m);    \
             break;                                                                              \
@@ -311,8 +331,7 @@ static inline __m512i vred_ra_last_line(const char *p, size_t dwords)
                                                          size_t vectors, size_t sa, size_t sb)  \
     {                                                                                           \
         enum { W = 64 / sizeof(T) };                                                            \
-        int in_ = sa && (sa % 16 == 0 || VRED_RA_BYTE_SHIFT(T, sa));                            \
-        int inout_ = !in_ && sb && (sb % 16 == 0 || VRED_RA_BYTE_SHIFT(T, sb));                 \
+        int in_ = VRED_RA_IMM_SHIFT(T, sa), inout_ = !in_ && VRED_RA_IMM_SHIFT(T, sb);          \
         int pin_ = !in_ && !inout_ && vred_rp_shift(sa);                                        \
         int pinout_ = !in_ && !inout_ && !pin_ && vred_rp_shift(sb);                            \
         if (!in_ && !inout_ && !pin_ && !pinout_) return i;                                     \

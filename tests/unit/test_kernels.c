@@ -442,8 +442,8 @@ static void sweep(void)
 /*
  * Inputs that are whole allocations of their own, so that under AddressSanitizer a load of one
  * byte before or after one fails the test: the AVX-512 loop reads an input in aligned lines
- * where it sits off the output's lines (avx512_realign.h: VALIGND at 16, 32 or 48 bytes, a
- * permute at any other shift), the AVX2 loop where it sits a whole number of dwords off them
+ * where it sits off the output's lines (avx512_realign.h: VALIGND at 4, 8, 16, 32, 48, 56 or
+ * 60 bytes, VALIGND and VPALIGNR at 1 and 63 for bytes, a permute at any other shift), the AVX2 loop where it sits a whole number of dwords off them
  * (avx2_realign.h), and neither must read the lines around it. The exact input starts e bytes
  * past a page (the bytes before it poisoned), each input in turn, the output at 0, 16, 32 and 48
  * past one, so every VALIGND shift and permutes by dwords and by bytes come up, and the output
@@ -470,7 +470,7 @@ static void exact_free(void *base, size_t e, size_t bytes)
     free(base);
 }
 
-static const size_t exact_offsets[] = {0, 1, 4, 16, 32, 48, 60, 63};
+static const size_t exact_offsets[] = {0, 1, 4, 8, 16, 32, 48, 56, 60, 63};
 static void exact_inputs(void)
 {
     enum { OUT_MAX = (32 << 10) + 4096 + 256 };
