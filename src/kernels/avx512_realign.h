@@ -16,10 +16,9 @@
  * and 4, 8, 56 and 60 (a float buffer at 4 or 8 mod 64 against one on a line), for `in` and for
  * `inout`, fourteen loops a kernel; for 1-byte elements also 1 and 63 bytes (a byte buffer at 1
  * mod 64 against one on a line), by VALIGND and VPALIGNR. Any other shift is a two-source
- * permute with an
- * index made at run time (VRED_RP_*): VPERMT2D for a whole number of dwords (a float buffer at
- * 4 mod 64 against one at 0), VPERMT2B for the rest (a byte buffer at 1 against one at 0),
- * where the CPU has AVX512_VBMI; without it those keep the split loads of VRED_SIMD_LOOP.
+ * permute with an index made at run time (VRED_RP_*): VPERMT2D for a whole number of dwords,
+ * VPERMT2B for the rest, where the CPU has AVX512_VBMI; without it those keep the split loads
+ * of VRED_SIMD_LOOP.
  * Measured on Zen 5, the kernel alone, in place, `in` 1 byte below `inout` in its page: split
  * loads 0.62-0.65x of the aligned call at 4 KiB, VPERMT2B 0.78x; 64 KiB 0.90x and 0.99x. The
  * permute costs more than VALIGND's immediate shift where L1 holds the data, so VALIGND keeps
@@ -54,10 +53,10 @@
  * stored in turn. The line loads are of whole lines, which no store before them can partly
  * overlap; `y`'s loads, which may split (a 3-buffer fold with both inputs off), all come before
  * the trip's stores, so they never wait on a store just made 1-63 bytes below them in the low 12
- * address bits (4 KiB aliasing). On Zen 5 this ran the 16 KiB in-place sum with `in` 16 bytes
- * off at 0.90-0.92x of aligned, every load of the trip first 0.79x, and each vector loaded and
- * stored in turn 0.89x but the 3-buffer fold with both inputs off at 0.45x instead of 0.54x
- * (docs/kernels.md, "The realigned loop's order and its shifts").
+ * address bits (4 KiB aliasing). On Zen 5 this ran the 16 KiB in-place f32 sum with `in` 48
+ * bytes into a line at 0.90-0.92x of aligned where every load of the trip first ran 0.79x;
+ * each vector loaded and stored in turn ran it as fast but the 3-buffer fold with both inputs
+ * off at 0.45x instead of 0.54x (docs/kernels.md, "The realigned loop's order and its shifts").
  */
 #define VRED_RA_TRIP_Y_FIRST(ORDER, OP, STORE, W, JOIN, X, l_, y, o, j_)                        \
     do {                                                                                        \
@@ -115,8 +114,8 @@
 #define VRED_RA_IMM_SHIFT(T, sh)                                                                \
     ((sh) && ((sh) % 16 == 0 || (sh) == 4 || (sh) == 8 || (sh) == 56 || (sh) == 60 ||           \
               VRED_RA_BYTE_SHIFT(T, sh)))
-/* The loop for a shift of sh bytes: 16, 32 or 48 (VALIGND's immediate is sh / 4), or for
- * 1-byte elements 1 or 63 (VRED_RA_BYTE_SHIFT). */
+/* The loop for a shift of sh bytes: 4, 8, 16, 32, 48, 56 or 60 (VALIGND's immediate is sh / 4),
+ * or for 1-byte elements (W == 64) 1 or 63 (VRED_RA_BYTE_SHIFT). */
 #define VRED_RA_SWITCH(ORDER, OP, STORE, W, sh, al, y, o, m)                                    \
     do {                                                                                        \
         const char *al_ = (al);                                                                 \

@@ -443,8 +443,9 @@ static void sweep(void)
  * Inputs that are whole allocations of their own, so that under AddressSanitizer a load of one
  * byte before or after one fails the test: the AVX-512 loop reads an input in aligned lines
  * where it sits off the output's lines (avx512_realign.h: VALIGND at 4, 8, 16, 32, 48, 56 or
- * 60 bytes, VALIGND and VPALIGNR at 1 and 63 for bytes, a permute at any other shift), the AVX2 loop where it sits a whole number of dwords off them
- * (avx2_realign.h), and neither must read the lines around it. The exact input starts e bytes
+ * 60 bytes, VALIGND and VPALIGNR at 1 and 63 for bytes, a permute at any other shift), the
+ * AVX2 loop where it sits a whole number of dwords off them (avx2_realign.h), and neither must
+ * read the lines around it. The exact input starts e bytes
  * past a page (the bytes before it poisoned), each input in turn, the output at 0, 16, 32 and 48
  * past one, so every VALIGND shift and permutes by dwords and by bytes come up, and the output
  * sits 1-63 bytes above the input in its page or not (the plain AVX2 variant realigns only the
