@@ -58,8 +58,11 @@ enum { CELL_SPAN = 4, WHOLE_ROUNDS = 4 };
  * blocks from the same allocator do), every copy out unskewed. 2 ranks, Zen 5, over Open MPI
  * 4.1, malloc'd buffers, back to back, builds alternating, 4 quiet pairs, against vector stores
  * out of slices at a page's start: 64 KiB 1.45-1.66 -> 1.35-1.43 us, 256 KiB 4.69-4.87 ->
- * 4.12-4.18, 1 MiB 19.4-21.2 -> 18.3-18.8. Whole-bank rounds have no lines and start at the
- * place's start.
+ * 4.12-4.18, 1 MiB 19.4-21.2 -> 18.3-18.8. Whole-bank rounds (one cell each) keep line 0 and
+ * the root's offset too: at a place's start they made both copies skewed wherever the buffers
+ * are not 64-byte aligned, and on the Xeon guest (family 6 model 207) the string copy loses
+ * 15-20% there as well (pipe at 64 MiB, every offset 4..48 and 1 against 0/0: 0.80-0.85 ->
+ * 0.98-1.01, `bench/run_align.sh --coll bcast --algs pipe`, builds in turn).
  */
 enum { PLACE_EXTRA = 64 + 63 };
 
@@ -72,19 +75,14 @@ static size_t place_bytes(size_t slice, size_t cell)
 
 typedef struct {
     size_t slice; /* bytes per round (the last may be short) */
-    size_t cell;  /* bytes per cell, at most slice */
-    int lines;    /* the rounds' places start with their lines (else: whole-bank rounds, one
-                   * cell each, the slice at the place's start) */
+    size_t cell;  /* bytes per cell, at most slice (whole-bank rounds: one cell each) */
 } bcast_plan;
 
 /* The bytes a round of the plan takes in its bank (vred_shm_round_begin). */
-static size_t place_of(bcast_plan pl)
-{
-    return pl.lines ? place_bytes(pl.slice, pl.cell) : pl.slice;
-}
+static size_t place_of(bcast_plan pl) { return place_bytes(pl.slice, pl.cell); }
 
 /* The bytes of a round's lines, for a round of n bytes. */
-static size_t lines_of(bcast_plan pl, size_t n) { return pl.lines ? cells_of(n, pl.cell) * 64 : 0; }
+static size_t lines_of(bcast_plan pl, size_t n) { return cells_of(n, pl.cell) * 64; }
 
 /* The message in as few rounds as a bank holds, of equal size (so that the last is not a
  * stub), each in cells; from CELL_SPAN private caches on, one cell per round. */
@@ -98,15 +96,15 @@ static bcast_plan plan_of(const vred_shm *s, size_t bytes)
     if (bytes > CELL_SPAN * big || cell + 64 > room) {
         /* at least WHOLE_ROUNDS rounds, should a bank hold the message */
         size_t slice = round_up((bytes + WHOLE_ROUNDS - 1) / WHOLE_ROUNDS, 64);
-        if (slice > s->bank_bytes) slice = s->bank_bytes;
-        return (bcast_plan){slice, slice, 0};
+        if (slice > room) slice = room;
+        return (bcast_plan){slice, slice};
     }
     size_t most = room / (cell + 64) * cell;
     /* VRED_SHM_SLICE, where set, bounds a round too (I_max; tests run many rounds so) */
     if (vred_config_get()->shm_slice > 0 && s->slice_max < most) most = s->slice_max / 64 * 64;
     size_t rounds = (bytes + most - 1) / most;
     size_t slice = round_up((bytes + rounds - 1) / rounds, 64);
-    bcast_plan pl = {slice < most ? slice : most, cell, 1};
+    bcast_plan pl = {slice < most ? slice : most, cell};
     if (pl.cell > pl.slice) pl.cell = pl.slice;
     return pl;
 }
@@ -130,7 +128,7 @@ static int root_rounds(vred_shm *s, const char *buf, size_t bytes, bcast_plan pl
     size_t slice = pl.slice, cell = pl.cell;
     vred_stores_call c;
     vred_stores_begin(&c, &s->stores, VRED_STORES_BCAST, bytes, cell);
-    size_t at = pl.lines ? (uintptr_t)buf & 63 : 0;
+    size_t at = (uintptr_t)buf & 63;
     for (size_t off = 0; off < bytes; off += slice) {
         size_t n = bytes - off < slice ? bytes - off : slice, cells = cells_of(n, cell);
         size_t next = s->bank_next[(s->round + 1) & 1];
@@ -138,7 +136,7 @@ static int root_rounds(vred_shm *s, const char *buf, size_t bytes, bcast_plan pl
         uint64_t *line = (uint64_t *)(void *)place;
         uint64_t tag = s->round; /* the same on every rank, new in each round */
         char *data = place + lines_of(pl, n) + at;
-        if (pl.lines) line[0] = at;
+        line[0] = at;
         for (size_t i = 1; i < cells; i++) line[i * 8] = 0;
         for (size_t i = 0; i < cells; i++) {
             size_t o = i * cell, m = n - o < cell ? n - o : cell;
@@ -176,7 +174,7 @@ static void leaf_rounds(vred_shm *s, int root, char *buf, size_t bytes, bcast_pl
         const uint64_t *line = (const uint64_t *)(const void *)place;
         uint64_t tag = s->round;
         vred_shm_wait(s, root, seq0 + k + 1);
-        const char *data = place + lines_of(pl, n) + (pl.lines ? (size_t)(line[0] & 63) : 0);
+        const char *data = place + lines_of(pl, n) + (size_t)(line[0] & 63);
         for (size_t i = 0; i < cells; i++) {
             size_t o = i * cell, m = n - o < cell ? n - o : cell;
             if (i) vred_shm_wait_flag(s, root, &line[i * 8], tag);
