@@ -48,6 +48,10 @@ typedef struct {
     /* 1 = the learned vred algorithm runs with streaming stores (VRED_NT=on for its calls),
      * measured faster so on this machine; 0 = the copy rule decides (local/copy.h). */
     signed char nt[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
+    /* bcast and allgather picking cma: 1 = cma measured faster than the pipeline on skewed
+     * buffers too (the ranks' offsets in a line differ), so a skewed call keeps it; 0 = such a
+     * call trades cma for the pipeline (coll_front.c, unskew). */
+    signed char skew_cma[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     signed char mode; /* rank 0's VRED_LEARN (a vred_learn_mode): all ranks act on the same */
     int spell_pct;    /* rank 0's VRED_LEARN_SPELL, likewise */
 } vred_learned;
@@ -146,6 +150,9 @@ vred_alg vred_select_learned(vred_coll coll, const vred_comm *vc, size_t bytes);
 /* 1 if `alg`, selected for (coll, bytes) on vc, is the learned pick and was measured faster with
  * streaming stores (the call then runs with vred_copy_set_call_mode(VRED_NT_ON)). */
 int vred_select_learned_nt(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg alg);
+/* 1 if cma is the learned pick for (coll, bytes) on vc and was measured faster than the
+ * pipeline on skewed buffers as well (vred_learned.skew_cma). */
+int vred_select_learned_skew_cma(vred_coll coll, const vred_comm *vc, size_t bytes);
 /* What calibration compares for (coll, bytes) on vc: VRED_ALG_MPI first, then each of vred's
  * algorithms the automatic choice could pick at that size (the shared-memory ones usable on vc,
  * at most VRED_SELECT_SHM_CANDIDATES; the model's cheapest point-to-point one, across nodes its

@@ -219,6 +219,13 @@ int vred_select_learned_nt(vred_coll coll, const vred_comm *vc, size_t bytes, vr
     return k >= 0 && vc->learned.nt[coll][k];
 }
 
+int vred_select_learned_skew_cma(vred_coll coll, const vred_comm *vc, size_t bytes)
+{
+    if (vc->p2p_only || vred_select_learned(coll, vc, bytes) != VRED_ALG_CMA) return 0;
+    int k = learn_class(coll, vc, bytes);
+    return k >= 0 && vc->learned.skew_cma[coll][k];
+}
+
 vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred_alg *chosen)
 {
     vred_alg want = env_choice(coll);

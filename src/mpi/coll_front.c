@@ -271,16 +271,19 @@ static int bytes_differ(const int all[5]) { return all[3] >> SKEW_BITS != -all[4
  * through its own aligned slices and keeps its speed; aligned, it is slower than single copy
  * up to a few MiB and level above. Measured at 0/16, cma still won with blocks up to 2 MiB
  * (allgather of 4 MiB: 229 us against 280) and lost from 4 MiB (8 MiB: 690 us against 610).
- * So from SKEW_MIN bytes per block the automatic choice trades cma for the pipeline when the
- * ranks' buffers are skewed; a pinned cma (VRED_<COLL>_ALG, vred_mpi_force) stays. */
-enum { SKEW_MIN = 4 << 20 };
-
+ * So from VRED_FRONT_SKEW_MIN bytes per block the automatic choice trades cma for the pipeline
+ * when the ranks' buffers are skewed; a pinned cma (VRED_<COLL>_ALG, vred_mpi_force) stays. But
+ * that is Zen 4's kernel copy: on the Xeon guest (family 6 model 207) cma kept 0.97x of its
+ * aligned time at 0/16 and 16 MiB, and the pipeline it traded for ran at 0.79x of it. So where
+ * calibration measured cma faster than the pipeline on skewed buffers too (learn.c), it stays. */
 static vred_coll_fn unskew(vred_coll coll, const vred_coll_args *a, vred_coll_fn fn,
                            vred_alg *alg)
 {
-    if (!a->skewed || *alg != VRED_ALG_CMA || a->count * a->esize < SKEW_MIN ||
+    size_t bytes = a->count * a->esize;
+    if (!a->skewed || *alg != VRED_ALG_CMA || bytes < VRED_FRONT_SKEW_MIN ||
         __atomic_load_n(&forced[coll], __ATOMIC_RELAXED) != VRED_ALG_AUTO ||
-        vred_config_get()->alg[coll] != VRED_ALG_AUTO)
+        vred_config_get()->alg[coll] != VRED_ALG_AUTO ||
+        vred_select_learned_skew_cma(coll, a->vc, bytes))
         return fn;
     vred_coll_fn pipe = vred_select_fn(coll, VRED_ALG_PIPE);
     if (!pipe) return fn;

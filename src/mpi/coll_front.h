@@ -104,6 +104,11 @@ void vred_front_invalidate(void);
  * and fn. Every rank ok, the same root. MPI_SUCCESS or an error. */
 int vred_front_move(vred_coll coll, vred_coll_args *a, vred_alg alg, vred_coll_fn fn);
 
+/* Bytes (bcast: the message; allgather: one block) from which an automatic cma call whose ranks'
+ * buffers are skewed goes to the pipeline instead, unless calibration found cma faster there
+ * too (coll_front.c, unskew; learn.c). */
+enum { VRED_FRONT_SKEW_MIN = 4 << 20 };
+
 /* For the fronts: note that the MPI library serves this call; and that it has returned (the
  * selection's pass is marked until then: shm/sync.h, vred_shm_mpi_begin). */
 void vred_front_passed(void);

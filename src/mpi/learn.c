@@ -280,8 +280,9 @@ static int warm_mpi(const probe *p, double *t)
 }
 
 /* The candidates' median seconds per call into med[]; 0, or -1 if the ranks could not time
- * them together. cand[0] is the MPI. Each candidate's batches are sized from its warm time: the
- * MPI's after warm_mpi, each of vred's from a batch of WARM_FIRST calls after its first. Sized
+ * them together. cand[0] is the MPI, or one of vred's (skewed_pick). Each candidate's batches
+ * are sized from its warm time: the MPI's after warm_mpi, each of vred's from a batch of
+ * WARM_FIRST calls after its first. Sized
  * from the first call alone, which pays for first touch and the MPI's own setup, the MPI's
  * batches of a 1 MiB allgather over Intel MPI were 3 calls long and timed it at 37 us per call,
  * where its calls back to back take 25. */
@@ -293,8 +294,9 @@ static int measure(const probe *p, const candidate *cand, int nc, double *med)
     int reps[NCAND];
     /* One call each to warm up (first touch, the MPI's own setup). */
     for (int i = 0; i < nc; i++) (void)batch(p, cand[i], 0, 1);
-    if (warm_mpi(p, &t[0]) != 0) return -1;
-    for (int i = 1; i < nc; i++)
+    int mpi = cand[0].alg == VRED_ALG_MPI;
+    if (mpi && warm_mpi(p, &t[0]) != 0) return -1;
+    for (int i = mpi; i < nc; i++)
         if ((t[i] = timed_batch(p, cand[i], WARM_FIRST)) < 0) return -1;
     for (int i = 0; i < nc; i++) reps[i] = reps_for(t[i]);
     for (int r = 0; r < ROUNDS; r++) {
@@ -347,10 +349,49 @@ static int candidates(vred_coll coll, const vred_comm *vc, size_t bytes, int hav
     return m;
 }
 
+/* bcast and allgather that pick cma from VRED_FRONT_SKEW_MIN bytes: does cma keep its lead
+ * over the pipeline where the ranks' buffers are skewed (coll_front.c, unskew)? The kernel's
+ * copy between addresses that differ mod 64 loses 24% at 16 MiB on Zen 4 and 3% on the Xeon
+ * guest, so the answer is the machine's: both timed on p's buffers with the receive buffers
+ * moved SKEW_BY bytes on (allgather: every rank's, away from its send buffer; bcast: the odd
+ * ranks', away from the root's), alternating as measure() does. Into *keep: 1 if cma is
+ * faster there, 0 if not (or the pipeline is not a candidate); times into t[2] (cma, pipe), 0
+ * where not measured. -1 if the ranks could not agree on buffers or times. */
+enum { SKEW_BY = 16 };
+
+static int skewed_pick(const probe *p, const candidate *cand, int nc, double t[2], int *keep)
+{
+    *keep = 0, t[0] = t[1] = 0;
+    int pipe = -1;
+    for (int i = 1; i < nc; i++)
+        if (cand[i].alg == VRED_ALG_PIPE && !cand[i].nt) pipe = i;
+    if (pipe < 0) return 0;
+    size_t rbytes = p->rbytes + 64;
+    char *r = probe_alloc(rbytes);
+    int ok = r != NULL;
+    if (vred_next()->Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, p->vc->comm) != MPI_SUCCESS)
+        ok = 0;
+    if (!ok) {
+        probe_free(r, rbytes);
+        return -1;
+    }
+    probe q = *p;
+    int moved = p->coll == VRED_COLL_ALLGATHER || p->vc->rank % 2;
+    q.r = r + (moved ? SKEW_BY : 0);
+    memcpy(q.r, p->r, p->rbytes); /* the root's message, where a bcast's root is here */
+    candidate two[2] = {{VRED_ALG_CMA, 0}, cand[pipe]};
+    int rc = measure(&q, two, 2, t);
+    probe_free(r, rbytes);
+    *keep = rc == 0 && t[0] < t[1];
+    return rc;
+}
+
 /* The cache file's line for a measured cell: "COLL CLASS PICK [nt=on] [spell=N]", then each
- * candidate's median ("ALG=..." or "ALG/nt=...") and the spell probe's ratio. */
+ * candidate's median ("ALG=..." or "ALG/nt=..."), for a cma pick timed on skewed buffers
+ * (skewed_pick) those times and the verdict ("skewed=cma|pipe"), and the spell probe's ratio. */
 static void cell_line(char *line, size_t size, vred_coll coll, int k, const candidate *c, int nc,
-                      const double *med, int best, int spell_runs, double ratio)
+                      const double *med, int best, int spell_runs, double ratio,
+                      const double skew_t[2], int skew_keep)
 {
     int n = snprintf(line, size, "%s %d %s%s", vred_coll_name(coll), k, vred_alg_name(c[best].alg),
                      c[best].nt ? " nt=on" : "");
@@ -359,6 +400,9 @@ static void cell_line(char *line, size_t size, vred_coll coll, int k, const cand
     for (int i = 0; i < nc && n > 0 && (size_t)n < size; i++)
         n += snprintf(line + n, size - (size_t)n, " %s%s=%.3e", vred_alg_name(c[i].alg),
                       c[i].nt ? "/nt" : "", med[i]);
+    if (skew_t[0] > 0 && n > 0 && (size_t)n < size)
+        n += snprintf(line + n, size - (size_t)n, " cma/skewed=%.3e pipe/skewed=%.3e skewed=%s",
+                      skew_t[0], skew_t[1], skew_keep ? "cma" : "pipe");
     if (ratio > 0 && n > 0 && (size_t)n < size)
         snprintf(line + n, size - (size_t)n, " ordinary/streaming=%.2f", ratio);
 }
@@ -374,6 +418,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
      * it; either way it is not tried again. */
     vc->learned.spell[coll][k] = 0;
     if (spell_before != 1) vc->learned.alg[coll][k] = VRED_ALG_COUNT, vc->learned.nt[coll][k] = 0;
+    vc->learned.skew_cma[coll][k] = 0;
     probe p;
     if (!make_probe(&p, vc, coll, k)) return;
     size_t bytes = coll == VRED_COLL_REDUCE_SCATTER ? p.block * (size_t)vc->size * sizeof(float)
@@ -403,11 +448,19 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         for (int i = 1; i < nc; i++)
             if (med[i] < med[best]) best = i;
         if (best && !(med[best] < (1 - MARGIN) * med[0])) best = 0;
+        double skew_t[2] = {0, 0};
+        int keep = 0;
+        if (cand[best].alg == VRED_ALG_CMA && !cand[best].nt && bytes >= VRED_FRONT_SKEW_MIN &&
+            (coll == VRED_COLL_BCAST || coll == VRED_COLL_ALLGATHER) &&
+            skewed_pick(&p, cand, nc, skew_t, &keep) != 0)
+            skew_t[0] = 0, keep = 0;
         vc->learned.alg[coll][k] = (signed char)cand[best].alg;
         vc->learned.nt[coll][k] = (signed char)cand[best].nt;
+        vc->learned.skew_cma[coll][k] = (signed char)keep;
         if (vc->rank == 0 && !local_only) {
-            char line[512];
-            cell_line(line, sizeof line, coll, k, cand, nc, med, best, spell ? runs : 0, ratio);
+            char line[640];
+            cell_line(line, sizeof line, coll, k, cand, nc, med, best, spell ? runs : 0, ratio,
+                      skew_t, keep);
             vred_learn_file f;
             vred_learn_file_for(vc, &f);
             static int warned;

@@ -197,6 +197,8 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
         l->alg[c][k] = (signed char)a;
         /* nt=on: the pick runs with streaming stores (learn.c) */
         l->nt[c][k] = (signed char)(a != VRED_ALG_MPI && strstr(line, " nt=on") != NULL);
+        /* skewed=cma: a cma pick keeps its lead on skewed buffers (learn.c, skewed_pick) */
+        l->skew_cma[c][k] = (signed char)(a == VRED_ALG_CMA && strstr(line, " skewed=cma") != NULL);
         /* spell=N: the last N measurements fell in a slow spell (learn.c) */
         const char *sp = strstr(line, " spell=");
         int runs = sp ? atoi(sp + 7) : 0;

@@ -93,6 +93,13 @@ if [ -n "$f" ]; then
             echo "note: $mode: allgather 4194304 did not pick the edited cma (no cross-memory attach here?)"
         fi
     done
+    # calibration found cma faster than the pipeline on skewed buffers as well: it stays
+    sed -i -e 's/^allgather 22 .*/allgather 22 cma cma\/skewed=1e-3 pipe\/skewed=2e-3 skewed=cma/' "$f"
+    VRED_LEARN=read run edited_skew
+    if grep -qx "pick allgather 4194304 cma" "$work/edited_skew"; then
+        grep -qx "pick allgather-skew 4194304 cma" "$work/edited_skew" ||
+            bad "skewed=cma: skewed allgather left cma: $(grep skew "$work/edited_skew")"
+    fi
     grep -qx 'allreduce 20 mpi' "$f" || bad "on: a cell that was known got measured again"
     grep -qx 'reduce 16 ma nt=on' "$f" || bad "on: the cell with streaming stores got measured again"
 
