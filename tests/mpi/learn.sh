@@ -64,6 +64,14 @@ if [ -n "$f" ]; then
         k=$(class "$bytes")
         grep -q "^$coll $k $alg \(nt=on \)\?\(spell=[12] \)\?mpi=" "$f" || bad "no cell '$coll $k $alg' with timings in $f"
     done <"$work/first"
+    # a measured cma pick from 4 MiB was timed on skewed buffers too, and the skewed call
+    # followed that verdict
+    if grep -q '^allgather 22 cma ' "$f"; then
+        v=$(sed -n 's/^allgather 22 cma .* cma\/skewed=[0-9.e+-]* pipe\/skewed=[0-9.e+-]* skewed=\(cma\|pipe\) .*/\1/p' "$f")
+        [ -n "$v" ] || bad "allgather 22 picked cma without the skewed timings: $(grep '^allgather 22 ' "$f")"
+        [ -z "$v" ] || grep -qx "pick allgather-skew 4194304 $v" "$work/first" ||
+            bad "skewed=$v, yet the skewed allgather picked: $(grep 'allgather-skew' "$work/first")"
+    fi
     cat "$f"
     cp "$f" "$work/kept"
 fi
@@ -99,6 +107,8 @@ if [ -n "$f" ]; then
     if grep -qx "pick allgather 4194304 cma" "$work/edited_skew"; then
         grep -qx "pick allgather-skew 4194304 cma" "$work/edited_skew" ||
             bad "skewed=cma: skewed allgather left cma: $(grep skew "$work/edited_skew")"
+    else
+        echo "note: allgather 4194304 did not pick the edited cma (no cross-memory attach here?)"
     fi
     grep -qx 'allreduce 20 mpi' "$f" || bad "on: a cell that was known got measured again"
     grep -qx 'reduce 16 ma nt=on' "$f" || bad "on: the cell with streaming stores got measured again"
