@@ -4,7 +4,7 @@
  * rounds twice. One line per kernel at the bottom; the per-type primitives above it.
  *
  * The tail (fewer than one 256-bit vector) goes to the SSE4.1 kernel of the same name, whose
- * own tail is the scalar Duff's device: the first paper's cascade. avx512.c's *_cascade kernels
+ * own tail is the scalar Duff's device: the first paper's cascade. the AVX-512 *_cascade kernels
  * enter this cascade here, so every vred_*_avx2 kernel they name must exist in this file.
  * Where sse41.c has no kernel (float16; 64-bit PROD and MINLOC/MAXLOC on {long, int}, slower
  * than scalar at 128 bits), the tail is the scalar kernel. The half-precision kernels here take eight halves at a time, as many as

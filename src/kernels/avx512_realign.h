@@ -1,5 +1,5 @@
 /*
- * The AVX-512 main loop with one input read in aligned lines (included by avx512.c only).
+ * The AVX-512 main loop with one input read in aligned lines (included by avx512_kernel.h only).
  *
  * On Zen 5 a 64-byte load across two cache lines costs nearly two where the data sits in L1 or
  * L2, and the kernels' stores are aligned (simd_body.h's head) but their loads are not: with
@@ -157,7 +157,8 @@
     VRED_RP_FN(name##_b_in, VRED_RP_VBMI, VRED_RA_IN, VRED_RP_PERMB, T, OP, STORE)             \
     VRED_RP_FN(name##_b_inout, VRED_RP_VBMI, VRED_RA_INOUT, VRED_RP_PERMB, T, OP, STORE)
 
-/* Set where the CPU has AVX512_VBMI (vred_fill_avx512): the byte permute may run. */
+/* Set where the CPU has AVX512_VBMI (each file's vred_fill_avx512_<part>): the byte permute
+ * may run. */
 static int vred_ra_vbmi;
 
 /* Can an input sh bytes past a line be permuted (1..63, not a VALIGND shift)? */
@@ -224,7 +225,7 @@ static inline size_t vred_ra_head(const void *a, const void *b, const void *o, s
  * (two a trip, the lines swapping roles): on Zen 4 (earlier forms of both) one a trip ran
  * 0.87x of aligned at 4 KiB and 0.83-0.85x at 16 KiB where two, loads first, ran 0.69x and
  * 0.73x, and at 1 MiB 0.93-0.94x against 0.86-0.88x. The last vector of a buffer of whole
- * pages crosses into the next page, and goes to its two lines (store_on_lines, avx512.c).
+ * pages crosses into the next page, and goes to its two lines (store_on_lines, avx512_kernel.h).
  */
 /* The first `dwords` dwords of the line at p, the rest zero. None: no load at all. A masked
  * load with no lane set reads no byte, but it still reached the line: in MA's root fold, where

@@ -52,7 +52,7 @@ static void detect(vred_cpu_features *f)
 int vred_cpu_runs_sse41(void) { return vred_cpu()->sse41; }
 /* avx2.c is compiled with -mavx2 -mf16c */
 int vred_cpu_runs_avx2(void) { return vred_cpu()->avx2 && vred_cpu()->f16c; }
-/* avx512.c is compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq (and AVX2, F16C) */
+/* avx512*.c are compiled with -mavx512f -mavx512bw -mavx512vl -mavx512dq (and AVX2, F16C) */
 int vred_cpu_runs_avx512(void)
 {
     const vred_cpu_features *f = vred_cpu();

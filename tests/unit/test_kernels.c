@@ -524,10 +524,10 @@ static void exact_inputs(void)
 /* Inputs that end where their mapping ends, an unmapped page after them (as a large malloc'd
  * block may), the output ending 1-63 bytes before its page's end: the kernels' tails then sit
  * at every offset in the inputs' last line, where a masked access from the tail's first byte
- * would reach the unmapped page (avx512.c, tail_load: those tails are read from their own line
+ * would reach the unmapped page (avx512_kernel.h, tail_load: those tails are read from their own line
  * and moved down). Bytes and halves (byte and word offsets), 3-buffer form, every op; and
  * the n-ary form of halves (three sources and its output all ending at the unmapped page: its
- * last partial vector goes through the stack there, avx512.c, halves_load_last), every length
+ * last partial vector goes through the stack there, avx512_half.c, halves_load_last), every length
  * of that vector. */
 static void page_end_tails(void)
 {
