@@ -2,7 +2,8 @@
  * Calibration: the first call of a collective in a size class (on a communicator whose cache
  * holds nothing for it) times the MPI's own collective against each of vred's algorithms the
  * automatic choice could pick there, and the class keeps the fastest: vred's only if it beats
- * the MPI by MARGIN, so that the automatic choice is never slower than the MPI alone.
+ * the MPI by VRED_LEARN_MARGIN (learn_pick.h), so that the automatic choice is never slower
+ * than the MPI alone.
  *
  * Measured the way applications call: float SUM (bytes for bcast/allgather) on buffers where a
  * fresh malloc puts them (probe_alloc), the MPI warmed up first (warm_mpi), calls back to back
@@ -34,6 +35,7 @@
 #include <sys/mman.h>
 #include "mpi/coll_front.h"
 #include "mpi/learn.h"
+#include "mpi/learn_pick.h"
 #include "coll/shm/shm.h"
 #include "local/copy.h"
 
@@ -45,15 +47,14 @@
  * batches, minutes later, found it 1.27-1.46x slower (Xeon guest, 2 ranks; 1000 calls: 0.89-1.21x,
  * and the MPI picked in 2 runs of 3). */
 enum { ROUNDS = 5, MAX_BATCH = 1000, NCAND = VRED_SELECT_CANDIDATES + 1 };
-/* A close call is measured again, over CLOSE_ROUNDS rounds: where the MPI wins but one of vred's
- * candidates came within CLOSE of it. Five rounds' medians move by more than that from run to
- * run on a noisy host: Open MPI 4.1's reduce of 1 MiB on the Xeon guest (2 ranks) kept the MPI
- * at 121 us against cma's 124 in one calibration, where five others timed cma at 89-118 and the
- * MPI at 130-160, and the benchmark cma at 103-105 against the MPI's 126-150 in every run
- * (2026-12-06). A wrong pick of the MPI stays in the cache, run after run; a longer measurement
- * of the cells where it can happen costs a few milliseconds once. */
+/* A close call (learn_pick.h) is measured again, over CLOSE_ROUNDS rounds: where the MPI wins
+ * but one of vred's candidates came within VRED_LEARN_CLOSE of it. Five rounds' medians move by
+ * more than that from run to run on a noisy host: Open MPI 4.1's reduce of 1 MiB on the Xeon
+ * guest (2 ranks) kept the MPI at 121 us against cma's 124 in one calibration, where five others
+ * timed cma at 89-118 and the MPI at 130-160, and the benchmark cma at 103-105 against the MPI's
+ * 126-150 in every run (2026-12-06). A wrong pick of the MPI stays in the cache, run after run;
+ * a longer measurement of the cells where it can happen costs a few milliseconds once. */
 enum { CLOSE_ROUNDS = 15 };
-static const double CLOSE = 0.15;
 /* From this size the shared-memory candidate that copies is measured a second time with
  * streaming stores (VRED_NT=on for its calls), where VRED_NT is automatic. The copy rule streams
  * when the working set exceeds the cache hwloc reports (local/copy.h), and that is not the cache
@@ -75,9 +76,8 @@ typedef struct {
     vred_alg alg;
     int nt;
 } candidate;
-/* MARGIN: vred's pick must beat the MPI by this much, more than the spread of one batch's
- * median between two runs (3-5% measured), or a tie is kept as vred's and benchmarks then find
- * it 0.9x the MPI. WARM_S, WARM_FIRST, WARM_BATCHES: see warm_mpi.
+/* VRED_LEARN_MARGIN (learn_pick.h): vred's pick must beat the MPI by that much. WARM_S,
+ * WARM_FIRST, WARM_BATCHES: see warm_mpi.
  * MIN_CALLS, BATCH_LONG_S: calls of a millisecond and more were timed one per batch (after one
  * not timed), which is the call's latency on idle links, not its rate back to back: across
  * hosts whose link lets a burst through faster than its rate (tc tbf, as a switch's buffers and
@@ -86,7 +86,7 @@ typedef struct {
  * (docs/multihost.md; picked over the MPI and ring, it then ran at 0.74x the MPI's speed: Zen 5
  * and the Xeon guest alike). In batches of 4 such calls it timed 1.30-1.59 ms (10 runs) and
  * the class went to ring (1.16-1.42) or the MPI. */
-static const double BATCH_S = 1e-3, BATCH_LONG_S = 20e-3, MARGIN = 0.06, WARM_S = 10e-3;
+static const double BATCH_S = 1e-3, BATCH_LONG_S = 20e-3, WARM_S = 10e-3;
 enum { WARM_FIRST = 4, WARM_BATCHES = 64 };
 
 int vred_learn_load(vred_comm *vc)
@@ -417,17 +417,6 @@ static void cell_line(char *line, size_t size, vred_coll coll, int k, const cand
         snprintf(line + n, size - (size_t)n, " ordinary/streaming=%.2f", ratio);
 }
 
-/* Did the MPI (med[0]) win against a candidate of vred's that came within CLOSE of it? */
-static int close_call(const double *med, int nc)
-{
-    int mpi_wins = 1, near = 0;
-    for (int i = 1; i < nc; i++) {
-        if (med[i] < (1 - MARGIN) * med[0]) mpi_wins = 0;
-        if (med[i] < (1 + CLOSE) * med[0]) near = 1;
-    }
-    return mpi_wins && near;
-}
-
 void vred_learn(vred_comm *vc, vred_coll coll, int k)
 {
     candidate cand[NCAND];
@@ -459,7 +448,8 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
     nc = candidates(coll, vc, bytes, node != NULL, cand);
     double ratio = spell_ratio(vc, node);
     int measured = measure(&p, cand, nc, ROUNDS, med) == 0;
-    if (measured && close_call(med, nc)) measured = measure(&p, cand, nc, CLOSE_ROUNDS, med) == 0;
+    if (measured && vred_learn_close_call(med, nc))
+        measured = measure(&p, cand, nc, CLOSE_ROUNDS, med) == 0;
     if (measured) {
         double after = spell_ratio(vc, node);
         if (after > ratio) ratio = after;
@@ -467,10 +457,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         vc->learned.spell[coll][k] = (signed char)(spell ? 2 : 0); /* nothing more this run */
         int runs = spell ? vc->learned.spell_runs[coll][k] + 1 : 0;
         vc->learned.spell_runs[coll][k] = (unsigned char)(runs > 99 ? 99 : runs);
-        int best = 0;
-        for (int i = 1; i < nc; i++)
-            if (med[i] < med[best]) best = i;
-        if (best && !(med[best] < (1 - MARGIN) * med[0])) best = 0;
+        int best = vred_learn_pick(med, nc);
         double skew_t[2] = {0, 0};
         int keep = 0;
         if (cand[best].alg == VRED_ALG_CMA && !cand[best].nt && bytes >= VRED_FRONT_SKEW_MIN &&
