@@ -51,11 +51,4 @@ LOGICAL_OP(lxor_u64, 64, K_XOR)
     KT(bin[VRED_OP_BOR][VRED_UINT8], AVX512_BINARY, vred_bor_u8_avx512, vred_bor_u8_avx512_cascade, vred_bor_u8_avx2, uint8_t, bor_u8) \
     KT(bin[VRED_OP_BXOR][VRED_UINT8], AVX512_BINARY, vred_bxor_u8_avx512, vred_bxor_u8_avx512_cascade, vred_bxor_u8_avx2, uint8_t, bxor_u8)
 
-AVX512_KERNELS_BITS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
-
-void vred_fill_avx512_bits(vred_kernel_table *t, int masked_tail)
-{
-    (void)masked_tail;
-    vred_ra_vbmi = vred_cpu()->avx512_vbmi;
-    AVX512_KERNELS_BITS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
-}
+AVX512_PART(bits, AVX512_KERNELS_BITS)

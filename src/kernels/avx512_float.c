@@ -44,11 +44,4 @@ static inline __m512i prod_c64(__m512i x, __m512i y)
     KT(bin[VRED_OP_PROD][VRED_C_FLOAT_COMPLEX], AVX512_BINARY, vred_prod_c32_avx512, vred_prod_c32_avx512_cascade, vred_prod_c32_avx2, vred_c32, prod_c32) \
     KT(bin[VRED_OP_PROD][VRED_C_DOUBLE_COMPLEX], AVX512_BINARY, vred_prod_c64_avx512, vred_prod_c64_avx512_cascade, vred_prod_c64_avx2, vred_c64, prod_c64)
 
-AVX512_KERNELS_FLOAT(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
-
-void vred_fill_avx512_float(vred_kernel_table *t, int masked_tail)
-{
-    (void)masked_tail;
-    vred_ra_vbmi = vred_cpu()->avx512_vbmi;
-    AVX512_KERNELS_FLOAT(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
-}
+AVX512_PART(float, AVX512_KERNELS_FLOAT)

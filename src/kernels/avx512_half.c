@@ -166,11 +166,4 @@ static inline __m512 acc_prod(__m512 x, __m512 y) { return _mm512_mul_ps(x, y); 
     K(half_narrow[VRED_HALF_BF16], AVX512_NARROW, vred_narrow_bf16_avx512, narrow_bf16) \
     K(half_narrow[VRED_HALF_F16], AVX512_NARROW, vred_narrow_f16_avx512, narrow_f16)
 
-AVX512_KERNELS_HALF(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
-
-void vred_fill_avx512_half(vred_kernel_table *t, int masked_tail)
-{
-    (void)masked_tail;
-    vred_ra_vbmi = vred_cpu()->avx512_vbmi;
-    AVX512_KERNELS_HALF(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
-}
+AVX512_PART(half, AVX512_KERNELS_HALF)

@@ -64,11 +64,4 @@ static inline __m512i prod_u8(__m512i x, __m512i y)
     KT(bin[VRED_OP_PROD][VRED_UINT32], AVX512_BINARY, vred_prod_u32_avx512, vred_prod_u32_avx512_cascade, vred_prod_u32_avx2, uint32_t, prod_u32) \
     KT(bin[VRED_OP_PROD][VRED_UINT64], AVX512_BINARY, vred_prod_u64_avx512, vred_prod_u64_avx512_cascade, vred_prod_u64_avx2, uint64_t, prod_u64)
 
-AVX512_KERNELS_INT(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
-
-void vred_fill_avx512_int(vred_kernel_table *t, int masked_tail)
-{
-    (void)masked_tail;
-    vred_ra_vbmi = vred_cpu()->avx512_vbmi;
-    AVX512_KERNELS_INT(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
-}
+AVX512_PART(int, AVX512_KERNELS_INT)

@@ -231,6 +231,18 @@ static inline __m512i head_operand(const void *p, size_t off, __mmask64 h, size_
 #define INT_OP(fname, intrin) \
     static inline __m512i fname(__m512i x, __m512i y) { return intrin(y, x); }
 
+/* A part's kernels, defined from its rows KERNELS(K, KT, F) (kernel.h), and its filler of the
+ * table, vred_fill_avx512_<part> (each part has its own copy of avx512_realign.h's
+ * vred_ra_vbmi to set). */
+#define AVX512_PART(part, KERNELS)                                                              \
+    KERNELS(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)                        \
+    void vred_fill_avx512_##part(vred_kernel_table *t, int masked_tail)                         \
+    {                                                                                           \
+        (void)masked_tail;                                                                      \
+        vred_ra_vbmi = vred_cpu()->avx512_vbmi;                                                 \
+        KERNELS(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)                 \
+    }
+
 /* Each file's part of the table (avx512.c's vred_fill_avx512 calls them all). */
 void vred_fill_avx512_int(vred_kernel_table *t, int masked_tail);
 void vred_fill_avx512_bits(vred_kernel_table *t, int masked_tail);

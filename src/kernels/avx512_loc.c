@@ -99,11 +99,4 @@ LOC_OP(minloc_long_int, 64, I64_LT, I64_EQ, KEY_SAME, LOWER_I32)
     KT(bin[VRED_OP_MINLOC][VRED_LONG_INT], AVX512_PAIR12, vred_minloc_long_int_avx512, vred_minloc_long_int_avx512_cascade, vred_minloc_long_int_avx2, vred_long_int, minloc_long_int) \
     KT(bin[VRED_OP_MINLOC][VRED_SHORT_INT], AVX512_PAIR2, vred_minloc_short_int_avx512, vred_minloc_short_int_avx512_cascade, vred_minloc_short_int_avx2, vred_short_int, minloc_short_int)
 
-AVX512_KERNELS_LOC(VRED_KERNEL_DEFINE, VRED_KERNEL_DEFINE, VRED_KERNEL_WRITTEN)
-
-void vred_fill_avx512_loc(vred_kernel_table *t, int masked_tail)
-{
-    (void)masked_tail;
-    vred_ra_vbmi = vred_cpu()->avx512_vbmi;
-    AVX512_KERNELS_LOC(VRED_KERNEL_SET, VRED_KERNEL_SET_TAIL, VRED_KERNEL_SET_WRITTEN)
-}
+AVX512_PART(loc, AVX512_KERNELS_LOC)
