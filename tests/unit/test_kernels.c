@@ -3,7 +3,8 @@
  *   every valid (op, type) x every ISA this CPU runs (by capping; both tails where an ISA has two)
  *   x every length 0..3 vector lengths plus a few large ones x misaligned starts
  *   x the 2-buffer (in place), 3-buffer (separate and aliased), n-ary and reduce-all forms,
- * on inputs full of NaN, +-0, inf, subnormals, extremes and ties.
+ * on inputs full of NaN, +-0, inf, subnormals, extremes and ties; and that the AVX-512 table has
+ * a kernel of its own wherever AVX2's has one (coverage).
  * VRED_TEST_SEED changes the data; VRED_TEST_QUICK=1 thins the length sweep (sanitizer runs);
  * VRED_TEST_ONLY=isa restricts the variants to one ISA.
  */
@@ -713,6 +714,36 @@ static void padded_pair_rules(void)
            "short_int MAXLOC(-32768, 32767) = 32767 (a signed compare), inout's padding kept");
 }
 
+/*
+ * Coverage: the AVX-512 table, in both tail forms, serves with kernels of its own every (op,
+ * type) pair that the AVX2 table serves. The kernel sweep cannot see a kernel that is not in the
+ * table: its slot keeps the AVX2 kernel, which gives the same bits (the AVX-512 kernels are in
+ * parts, each with its own filler; avx512_kernel.h).
+ */
+static void coverage(void)
+{
+    if (!vred_isa_supported(VRED_ISA_AVX512)) return;
+    static vred_kernel_table scalar, avx2, avx512[2];
+    vred_table_build(&scalar, VRED_ISA_SCALAR, 1);
+    vred_table_build(&avx2, VRED_ISA_AVX2, 1);
+    for (int m = 0; m < 2; m++) vred_table_build(&avx512[m], VRED_ISA_AVX512, m);
+    for (int op = 0; op < VRED_OP_COUNT; op++)
+        for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
+            if (!vred_op_valid((vred_op)op, (vred_type)ty)) continue;
+            vred_canon c = vred_canonical((vred_op)op, (vred_type)ty);
+            vred_binary_fn lower = avx2.bin[c.op][c.type];
+            if (lower == scalar.bin[c.op][c.type]) continue;
+            for (int m = 0; m < 2; m++) {
+                char what[160];
+                snprintf(what, sizeof what,
+                         "%s %s: the AVX-512 table (%s tail) has its own kernel where AVX2 has one",
+                         vred_op_name((vred_op)op), vred_type_name((vred_type)ty),
+                         m ? "masked" : "cascade");
+                expect(avx512[m].bin[c.op][c.type] != lower, what);
+            }
+        }
+}
+
 static void rules(void)
 {
     for (int v = -1; v < nvariants; v++) {
@@ -783,6 +814,7 @@ int main(void)
     for (int v = 0; v < nvariants; v++) printf(" %s", variants[v].name);
     printf("; vector length %zu bytes%s\n", vector_bytes(), quick ? " (quick)" : "");
     if (nvariants == 0) printf("(only the scalar reference runs on this CPU)\n");
+    coverage();
     rules();
     sweep();
     exact_inputs();
