@@ -104,7 +104,7 @@ elif [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   mkdir "$tmp/home" && chown 65534:65534 "$tmp/home"
   as_nobody() {
     setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-      env HOME="$tmp/home" TMPDIR="$tmp/home" LD_LIBRARY_PATH="$tmp" "$@"
+      env -u OMPI_MCA_orte_tmpdir_base HOME="$tmp/home" TMPDIR="$tmp/home" LD_LIBRARY_PATH="$tmp" "$@"
   }
   # (/proc/self/map_files is root's only: shm_safety then skips the owner check, and the trace
   # shows the segment made by uid 65534.)
