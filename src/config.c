@@ -91,6 +91,11 @@ static void apply_realign_from(vred_config *c, long v, const char *t)
 }
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
 static void apply_cma(vred_config *c, long i, const char *t) { (void)t; c->cma = i == 0; }
+static void apply_cma_root_share(vred_config *c, long v, const char *t)
+{
+    (void)t;
+    c->cma_root_share = (int)v;
+}
 static void apply_sockets(vred_config *c, long v, const char *t) { (void)t; c->sockets = (int)v; }
 static void apply_slice(vred_config *c, long v, const char *t) { (void)t; c->shm_slice = v; }
 static void apply_cell(vred_config *c, long v, const char *t) { (void)t; c->shm_cell = v; }
@@ -187,6 +192,10 @@ static const knob knobs[] = {
     {"VRED_CMA", KNOB_ENUM, "auto|off", "auto", apply_cma,
      "single-copy bcast/allgather inside a node by cross-memory attach (process_vm_readv) where "
      "the kernel permits it; off = through the shared segment only", 0, 0},
+    {"VRED_CMA_ROOT_SHARE", KNOB_INT, "0..99", "0", apply_cma_root_share,
+     "percent of the vector a reduce's root folds itself under `cma` (the other ranks split the "
+     "rest and write their sums to it); 0 = balanced after every call by what each rank's block "
+     "cost", 0, 99},
     {"VRED_NT", KNOB_ENUM, "auto|on|off", "auto", apply_nt,
      "streaming stores in shared-memory copies: auto = out of a bank when the working set "
      "exceeds the cache, into one where ordinary stores measure slow; on = always; off = never",

@@ -3,8 +3,9 @@
  * reading the peers' parts of it straight from their send buffers, and hands its result
  * straight to the receive buffers that need it. Nothing goes through the shared segment.
  *
- * Block q (the even split; reduce_scatter: rank q's count) is rank q's to reduce, a chunk at a
- * time: the chunk of every peer's send buffer is read into a private block (process_vm_readv,
+ * Block q (the even split, but a reduce's root takes more: cma_split.h; reduce_scatter: rank q's
+ * count) is rank q's to reduce, a chunk at a time: the chunk of every peer's send buffer is
+ * read into a private block (process_vm_readv,
  * the kernel's copy on this core), folded with this rank's own, and the sum is written to this
  * rank's receive buffer and, by process_vm_writev, to every peer's (allreduce) or to the root's
  * (reduce); reduce_scatter keeps it. Each rank thus imports (p - 1) s / p bytes and exports as
@@ -38,8 +39,10 @@
  * during the call itself, or a buffer that does not hold `count` elements.
  */
 #include <stdlib.h>
+#include "coll/clock.h"
 #include "coll/fail.h"
 #include "coll/shm/cma.h"
+#include "coll/shm/cma_split.h"
 #include "coll/shm/shm.h"
 #include "local/copy.h"
 
@@ -66,6 +69,7 @@ typedef struct {
     char *acc, *tmp;       /* the private blocks */
     char *own_out;         /* where this rank's block goes in its own receive buffer, or NULL */
     int nt;                /* that copy with streaming stores */
+    int cls;               /* the call's size class (log2 bytes) */
 } cma_call;
 
 static int fallback(const vred_shm_args *a, cma_kind kind)
@@ -80,9 +84,14 @@ static int fallback(const vred_shm_args *a, cma_kind kind)
 /* Elements [*lo, *lo + return) of chunk c of this rank's block (global indices): the first
  * FIRST_BYTES, then I at a time. The first chunk is folded before the call's check, into the
  * private block, and copied to the receive buffer after it: a small one keeps that copy short. */
+static size_t first_elems(const cma_call *k)
+{
+    return FIRST_BYTES / k->es ? FIRST_BYTES / k->es : 1;
+}
+
 static size_t chunk_of(const cma_call *k, size_t c, size_t *lo)
 {
-    size_t i0 = FIRST_BYTES / k->es ? FIRST_BYTES / k->es : 1;
+    size_t i0 = first_elems(k);
     size_t first = k->disp[k->r] + (c ? i0 + (c - 1) * k->I : 0), end = k->disp[k->r + 1];
     size_t len = c ? k->I : i0;
     *lo = first;
@@ -160,24 +169,68 @@ static char *acc_at(const cma_call *k)
     return k->s->cma_buf + (from & (LINE - 1));
 }
 
+/* The root's share of a reduce in this call: pinned (VRED_CMA_ROOT_SHARE), or where its
+ * measurements have brought it for the size class (cma_split.h), first the even split. */
+static float root_share(const cma_call *k)
+{
+    int pinned = vred_config_get()->cma_root_share;
+    if (pinned) return (float)pinned / 100;
+    float learned = k->s->cma_share[k->cls];
+    return learned > 0 ? learned : 1.0f / (float)k->p;
+}
+
+/* The blocks (disp) and where this rank's goes in its receive buffer; a reduce's root holding
+ * `share` of the vector (known to every rank after step 1). */
+static void blocks(cma_call *k, float share)
+{
+    const vred_shm_args *a = k->a;
+    vred_node *n = a->n;
+    if (k->kind == CMA_REDUCE) {
+        vred_cma_split(a->count, k->p, a->root, share, k->es, n->disp);
+    } else {
+        n->disp[0] = 0;
+        for (int q = 0; q < k->p; q++)
+            n->disp[q + 1] = k->kind == CMA_REDUCE_SCATTER
+                                 ? n->disp[q] + a->counts[q]
+                                 : vred_block_lo(a->count, k->p, q + 1);
+    }
+    if (k->kind == CMA_REDUCE_SCATTER) k->own_out = a->rbuf;
+    else if (k->kind == CMA_ALLREDUCE || k->r == a->root)
+        k->own_out = vred_at(a->rbuf, n->disp[k->r], k->es);
+}
+
 static void setup(cma_call *k, const vred_shm_args *a, cma_kind kind)
 {
     vred_node *n = a->n;
     *k = (cma_call){.a = a, .s = n->shm, .kind = kind, .p = n->size, .r = n->rank,
                     .es = a->esize, .disp = n->disp};
-    n->disp[0] = 0;
-    for (int q = 0; q < k->p; q++)
-        n->disp[q + 1] = kind == CMA_REDUCE_SCATTER ? n->disp[q] + a->counts[q]
-                                                    : vred_block_lo(a->count, k->p, q + 1);
     k->I = CHUNK_BYTES / k->es ? CHUNK_BYTES / k->es : 1;
-    size_t s = n->disp[k->p] * k->es, pp = (size_t)k->p;
-    if (kind == CMA_REDUCE_SCATTER) k->own_out = a->rbuf;
-    else if (kind == CMA_ALLREDUCE || k->r == a->root)
-        k->own_out = vred_at(a->rbuf, n->disp[k->r], k->es);
+    size_t s = a->count * k->es, pp = (size_t)k->p; /* (reduce_scatter: the counts' sum) */
+    k->cls = 63 - __builtin_clzll((unsigned long long)s | 1);
+    if (k->cls >= VRED_SHM_CLASSES) k->cls = VRED_SHM_CLASSES - 1;
     /* Working set (the copy rule, local/copy.h): the send buffers, the receive buffers that
      * get the whole vector, the private blocks. */
     size_t recv = kind == CMA_ALLREDUCE ? s * pp : kind == CMA_REDUCE ? s : s / pp;
     k->nt = vred_copy_use_nt(1, s * pp + recv + 2 * (size_t)CHUNK_BYTES * pp);
+    blocks(k, 1.0f / (float)k->p);
+}
+
+/* After a reduce (its last post seen), the root moves its share for the size class towards the
+ * split at which every rank's work would have ended together (cma_split.h). */
+static void rebalance(const cma_call *k, double t_work)
+{
+    if (k->kind != CMA_REDUCE || k->r != k->a->root || vred_config_get()->cma_root_share) return;
+    double t_other = 0;
+    size_t n_other = 0;
+    for (int q = 0; q < k->p; q++) {
+        size_t nq = k->disp[q + 1] - k->disp[q];
+        double tq = 1e-9 * __atomic_load_n(&k->s->ctl[q].cma_work_ns, __ATOMIC_RELAXED);
+        if (q != k->r && nq && tq / (double)nq > (n_other ? t_other / (double)n_other : 0))
+            t_other = tq, n_other = nq;
+    }
+    size_t n_root = k->disp[k->r + 1] - k->disp[k->r];
+    k->s->cma_share[k->cls] = (float)vred_cma_share_next(root_share(k), k->p, t_work, n_root,
+                                                         t_other, n_other);
 }
 
 static int run(const vred_shm_args *a, cma_kind kind)
@@ -193,15 +246,19 @@ static int run(const vred_shm_args *a, cma_kind kind)
     vred_cma_publish(s, a->sbuf);
     __atomic_store_n(&me->cma_out, out_for_peers(&k), __ATOMIC_RELAXED);
     __atomic_store_n(&me->cma_ready, ready(&k), __ATOMIC_RELAXED);
+    me->cma_share = kind == CMA_REDUCE && k.r == a->root ? root_share(&k) : 0;
     vred_shm_post(s);
     vred_shm_wait_all(s, seq0 + 1);
     for (int q = 0; q < k.p; q++)
         if (!__atomic_load_n(&s->ctl[q].cma_ready, __ATOMIC_RELAXED)) return fallback(a, kind);
+    if (kind == CMA_REDUCE) blocks(&k, s->ctl[a->root].cma_share);
     k.acc = acc_at(&k);
     k.tmp = s->cma_buf + BLOCK_BYTES;
     /* 2: the first chunk and the check */
+    double t0 = vred_clock_s(); /* this rank's work in steps 2 and 3, waits left out */
     size_t lo, n = chunk_of(&k, 0, &lo);
     int err = n ? fold_chunk(&k, lo, n, k.acc) : 0;
+    double t_work = vred_clock_s() - t0;
     int next = (k.r + 1) % k.p;
     if (!err) err = vred_cma_write(s, next, &s->cma_probe, s->ctl[next].cma_word, sizeof(uint64_t));
     vred_cma_report(s, err, seq0 + 2);
@@ -211,6 +268,7 @@ static int run(const vred_shm_args *a, cma_kind kind)
     /* 3: every chunk's result where it belongs: the first from acc, the others folded straight
      * into this rank's receive buffer where it has the chunk (unless the copy there streams),
      * and written to the peers from there. */
+    t0 = vred_clock_s();
     for (size_t c = 0; n && !err; n = chunk_of(&k, ++c, &lo)) {
         char *own = own_at(&k, lo), *sum = c && own && !k.nt ? own : k.acc;
         if (c) err = fold_chunk(&k, lo, n, sum);
@@ -221,8 +279,12 @@ static int run(const vred_shm_args *a, cma_kind kind)
         vred_fail("a reduction by cross-memory attach (the kernel refused a transfer after the "
                   "call's check)", MPI_ERR_OTHER);
     if (k.nt) vred_copy_fence();
+    t_work += vred_clock_s() - t0;
+    __atomic_store_n(&me->cma_work_ns, t_work < 4.0 ? (uint32_t)(t_work * 1e9) : UINT32_MAX,
+                     __ATOMIC_RELAXED);
     vred_shm_post(s);
     vred_shm_wait_all(s, seq0 + 3);
+    rebalance(&k, t_work);
     return MPI_SUCCESS;
 }
 

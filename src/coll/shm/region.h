@@ -18,6 +18,9 @@
 #include <mpi.h>
 #include "coll/shm/stores.h"
 
+/* Size classes of the private per-size tables: log2 of a call's bytes. */
+enum { VRED_SHM_CLASSES = 48 };
+
 /* One rank's control line; written only by its owner, read by everyone. Pairs of cache lines, so
  * that the adjacent-line prefetcher does not make neighbours share; the first holds what every
  * step's waiters read (seq, round_done, the small calls' arguments). */
@@ -47,6 +50,11 @@ typedef struct {
     pid_t pid;                  /* the owner, for telling a dead peer from a slow one */
     int32_t cma_ready;          /* the owner can take part in the current CMA reduction
                                    (cma_reduce.c); published with cma_addr and cma_out */
+    float cma_share;            /* a reduce's root: the share of the vector it reduces in the
+                                   current call (cma_split.h); published with cma_out */
+    uint32_t cma_work_ns;       /* the owner's work in the current CMA reduction (steps 2
+                                   and 3, waits left out), ns, saturated; published with its
+                                   last post */
     /* A long wait (sync.c): published once the owner has waited CHECK_S, never on a wait's
      * fast path, and read only by peers that wait long too (the deadlock check). In lines of
      * their own: writing them does not disturb peers polling seq. */
@@ -89,6 +97,8 @@ typedef struct {
     uint64_t cma_word;   /* private: the word peers write (vred_shm_ctl.cma_word points here) */
     void *cma_buf;       /* private: the reductions' two blocks (cma_reduce.c), made at their
                             first call; NULL before */
+    float cma_share[VRED_SHM_CLASSES]; /* private: this rank's share as a reduce's root, by
+                                          size class (log2 bytes; cma_split.h); 0: not yet */
     MPI_Comm comm;       /* the node's communicator: a long wait drives the MPI's progress on it
                             (sync.c) */
     vred_stores_table stores; /* private: how this rank's copies into the banks ran, by use and

@@ -22,21 +22,16 @@
 
 #include "local/copy.h"
 #include "next/next.h"
+#include "coll/clock.h"
 
 enum { BYTES = 64 << 10, ROUNDS = 8, BLOCKS = 4 };
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* ROUNDS rounds of n bytes stored with streaming (nt) or ordinary stores; seconds taken here. */
 static double block(vred_shm *s, const char *src, char *dst, size_t n, int nt)
 {
     uint64_t seq0 = s->seq;
-    double t0 = now();
+    double t0 = vred_clock_s();
     for (int r = 0; r < ROUNDS; r++) {
         int writer = r % s->size;
         char *bank = vred_shm_round_begin(s, n);
@@ -53,7 +48,7 @@ static double block(vred_shm *s, const char *src, char *dst, size_t n, int nt)
             vred_shm_post(s);
         }
     }
-    return now() - t0;
+    return vred_clock_s() - t0;
 }
 
 static double median(double *v, int n)

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "coll/fail.h"
 #include "next/next.h"
+#include "coll/clock.h"
 
 static inline void cpu_relax(void)
 {
@@ -52,12 +53,6 @@ static void progress(const vred_shm *s)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->comm, &flag, MPI_STATUS_IGNORE);
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* 1 if pid has exited: gone (ESRCH), or a zombie its parent has not reaped yet (kill() still
  * succeeds on those; a launcher that keeps going after a rank died may reap late or never). */
@@ -271,7 +266,7 @@ static __attribute__((noinline)) void wait_polling(const vred_shm *s, int peer, 
             if (polls % PROGRESS_YIELD) continue;
         }
         progress(s);
-        double t = now();
+        double t = vred_clock_s();
         if (next_check == 0) next_check = t + CHECK_S;
         else if (t >= next_check) {
             /* A flag (round < 0) is not published: the deadlock watch reads counters. */
