@@ -74,8 +74,12 @@ int main(void)
     CHECK(fabs(near - (0.66 + (2.0 / 3 - 0.66) / 4)) < 1e-9, "a quarter of the way (%.5f)", near);
     double down = vred_cma_share_next(0.5, 3, 3e-4, 1000, 1e-4, 1000);
     CHECK(down < 0.5, "root dearer: down (%.4f)", down);
-    /* No work on a side, or no time: unchanged. */
-    CHECK(vred_cma_share_next(0.4, 2, 1e-4, 0, 1e-4, 1000) == 0.4, "root's block empty");
+    /* A side without elements waited for the other: a step towards it. No time: unchanged. */
+    CHECK(fabs(vred_cma_share_next(0.4, 2, 0, 0, 1e-4, 1000) - (0.4 + VRED_CMA_SHARE_STEP)) < 1e-12,
+          "root's block empty: up a step");
+    CHECK(fabs(vred_cma_share_next(0.9, 3, 1e-4, 1000, 0, 0) - (0.9 - VRED_CMA_SHARE_STEP)) < 1e-12,
+          "the others' blocks empty: down a step");
+    CHECK(vred_cma_share_next(0.4, 2, 0, 0, 0, 0) == 0.4, "nothing anywhere: unchanged");
     CHECK(vred_cma_share_next(0.4, 2, 1e-4, 1000, 0, 1000) == 0.4, "no time on the others");
     CHECK(vred_cma_share_next(0.4, 2, NAN, 1000, 1e-4, 1000) == 0.4, "a NaN time");
     /* The bounds. */

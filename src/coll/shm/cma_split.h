@@ -46,23 +46,32 @@ static inline void vred_cma_split(size_t count, int p, int root, double share, s
     }
 }
 
+static inline double vred_cma_share_clamp(double share)
+{
+    return share < VRED_CMA_SHARE_MIN ? VRED_CMA_SHARE_MIN
+           : share > VRED_CMA_SHARE_MAX ? VRED_CMA_SHARE_MAX : share;
+}
+
 /* The share for the next call, from this one: the root took t_root seconds for n_root elements,
- * the slowest other rank t_other for n_other (their work after the call's check). The balanced
- * share s makes s * c_root = (1 - s) / (p - 1) * c_other (c: seconds per element); the share
- * moves a quarter of the way there, at most VRED_CMA_SHARE_STEP, within the bounds. A call
- * without work on either side (a block empty) leaves it. */
+ * the slowest other rank t_other for n_other (their work in the call). The balanced share s
+ * makes s * c_root = (1 - s) / (p - 1) * c_other (c: seconds per element); the share moves a
+ * quarter of the way there, at most VRED_CMA_SHARE_STEP, within the bounds. Where one side had
+ * no elements (a short vector cut in lines) it waited for the other: a step towards it, so
+ * that a share cannot stay where it leaves one side nothing to measure. Without times
+ * (none taken, or not a number), the share stays. */
 static inline double vred_cma_share_next(double share, int p, double t_root, size_t n_root,
                                          double t_other, size_t n_other)
 {
-    if (p < 2 || !n_root || !n_other || !(t_root > 0) || !(t_other > 0)) return share;
+    if (p < 2 || (!n_root && !n_other)) return share;
+    if (!n_root) return vred_cma_share_clamp(share + VRED_CMA_SHARE_STEP);
+    if (!n_other) return vred_cma_share_clamp(share - VRED_CMA_SHARE_STEP);
+    if (!(t_root > 0) || !(t_other > 0)) return share;
     double c_root = t_root / (double)n_root, c_other = t_other / (double)n_other;
     double target = c_other / (c_other + (double)(p - 1) * c_root);
     double step = (target - share) / 4;
     if (step > VRED_CMA_SHARE_STEP) step = VRED_CMA_SHARE_STEP;
     if (step < -VRED_CMA_SHARE_STEP) step = -VRED_CMA_SHARE_STEP;
-    share += step;
-    return share < VRED_CMA_SHARE_MIN ? VRED_CMA_SHARE_MIN
-           : share > VRED_CMA_SHARE_MAX ? VRED_CMA_SHARE_MAX : share;
+    return vred_cma_share_clamp(share + step);
 }
 
 #endif
