@@ -4,8 +4,9 @@
  * Every rank reduces a block of the vector, but the work per element differs: a non-root reads
  * the chunk from its peers, folds it, and writes the sum into the root's receive buffer; the
  * root reads and folds, and its sum is already where it belongs. With even blocks the root waits
- * for the others (2 ranks, Xeon guest, Open MPI 4.1, 1 MiB: 69-84 us even, 56-66 with the root
- * holding 56% of the vector; 4-16 MiB 10-20% faster too). How much more the root should take
+ * for the others (2 ranks, Xeon guest family 6 model 207, Open MPI 4.1, back to back on malloc'd
+ * buffers, 1 MiB: 69-84 us even, 57-61 balanced, the share settling at 55-58%; 4-16 MiB 10-15%
+ * faster too). How much more the root should take
  * depends on the CPU's kernel copy against its fold, so it is not written down: after every call
  * the root compares what each rank's block cost per element and moves its share a step towards
  * the split at which all would finish together. Which rank computes an element does not change
