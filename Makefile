@@ -29,8 +29,8 @@ test-native: build
 test-large: build
 	ctest --test-dir $(BUILD) --output-on-failure -L '^large$$'
 
-# ASan + UBSan (halting on the first report): the unit tests (side by side: 156 s one after the
-# other, 98 s two at a time, on the 2-core Xeon guest of 2026-11-27), then a subset of the MPI
+# ASan + UBSan (halting on the first report), compiled at -O1 (CMakeLists.txt): the unit tests
+# (two at a time: 96 s on the 2-core Xeon guest of 2026-12-06, 136 s at -O0), then a subset of the MPI
 # tests for each MPI (label asan, tests/sanitize/asan_mpi.cmake; the MPI libraries' own leaks are
 # allowed, any vred leak fails), those one at a time: oversubscribed MPI runs slow each other
 # down.
