@@ -48,6 +48,8 @@ int vred_front_known_pass(vred_coll coll, MPI_Comm comm, MPI_Datatype datatype, 
     return 0;
 }
 
+void vred_front_no_pass_key(void) { pending.gen = 0; }
+
 /* The selection passed this call: remember it for vred_front_known_pass (above). */
 static void remember_pass(vred_coll coll)
 {

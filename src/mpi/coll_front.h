@@ -96,6 +96,11 @@ int vred_front_agree(const vred_coll_args *a, int local_ok, int key, int all[5])
  * the arguments kept in case the selection passes this call too. */
 int vred_front_known_pass(vred_coll coll, MPI_Comm comm, MPI_Datatype datatype, MPI_Count count);
 
+/* A call that has no key for vred_front_known_pass (MPI_Reduce_scatter's counts): the arguments
+ * of an earlier call are not kept for it, so that if the selection passes it, nothing is
+ * remembered. */
+void vred_front_no_pass_key(void);
+
 /* Forget every vred_front_known_pass: a selection may change (comm.c, learn.c, the front). */
 void vred_front_invalidate(void);
 

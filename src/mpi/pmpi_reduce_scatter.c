@@ -13,6 +13,12 @@ static int serve(const void *sendbuf, void *recvbuf, const void *counts, int wid
     vred_coll_args a;
     /* The state first, as in every front (pmpi_scan.c says why), the arguments after. */
     if (!counts && block < 0) return vred_pass(VRED_WHY_INVALID_ARG);
+    /* The block form: the selection goes by the bytes alone, recvcount times the communicator's
+     * size, so a call it passed before passes. The counts of the other form are not a key. */
+    if (!counts && !vred_stats_on &&
+        vred_front_known_pass(VRED_COLL_REDUCE_SCATTER, comm, datatype, block))
+        return 0;
+    if (counts) vred_front_no_pass_key();
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
     size_t *c = a.vc->counts, total = 0; /* the communicator's: no allocation per call */

@@ -6,7 +6,7 @@
  * and every call must run where the selection says (vred_mpi_last_alg) with the MPI's result.
  * Rank 1 uses another datatype of the same bytes for bcast and allgather (legal: the type
  * signatures match), so the ranks' remembered calls differ while their selections must not.
- * Run on 2+ ranks.
+ * Run on 2 to 64 ranks.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -34,8 +34,9 @@ static void expect(const char *coll, const char *alg, int call, int same)
     }
 }
 
-/* One call of coll through the front (MPI_X) and through the MPI (PMPI_X); 1 if they agree. */
-static int call(const char *coll, int *in, int *out, int *want)
+/* One call of coll through the front (MPI_X) and through the MPI (PMPI_X); 1 if they agree
+ * (reduce_scatter: both forms, the block form checked here as call call_no forced to alg). */
+static int call(const char *coll, const char *alg, int call_no, int *in, int *out, int *want)
 {
     MPI_Comm w = MPI_COMM_WORLD;
     /* Rank 1 sends and receives the same bytes as MPI_BYTE. */
@@ -58,6 +59,20 @@ static int call(const char *coll, int *in, int *out, int *want)
         PMPI_Allreduce(in, want, N, MPI_INT, MPI_SUM, w);
         return !memcmp(out, want, N * sizeof *out);
     }
+    if (!strcmp(coll, "reduce_scatter")) {
+        /* The block form (remembered), then the same bytes through the counts form (never
+         * remembered: its counts are no key), which must not leave the block form's arguments
+         * to be remembered in its place. */
+        int counts[64], same = 1;
+        for (int q = 0; q < size && q < 64; q++) counts[q] = N / size;
+        MPI_Reduce_scatter_block(in, out, N / size, MPI_INT, MPI_SUM, w);
+        PMPI_Reduce_scatter_block(in, want, N / size, MPI_INT, MPI_SUM, w);
+        same &= !memcmp(out, want, (size_t)(N / size) * sizeof *out);
+        expect("reduce_scatter_block", alg, call_no, same);
+        MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, w);
+        PMPI_Reduce_scatter(in, want, counts, MPI_INT, MPI_SUM, w);
+        return !memcmp(out, want, (size_t)(N / size) * sizeof *out);
+    }
     MPI_Reduce(in, out, N, MPI_INT, MPI_SUM, 0, w);
     PMPI_Reduce(in, want, N, MPI_INT, MPI_SUM, 0, w);
     return rank != 0 || !memcmp(out, want, N * sizeof *out);
@@ -72,8 +87,9 @@ int main(int argc, char **argv)
     int *want = malloc(N * sizeof *want);
     for (int i = 0; i < N; i++) in[i] = i * 31 + rank * 7;
     static const char *const colls[][2] = {
-        {"bcast", "pipe"}, {"allgather", "pipe"}, {"allreduce", "ma"}, {"reduce", "ma"}};
-    for (int c = 0; c < 4 && vred_mpi_force; c++) {
+        {"bcast", "pipe"}, {"allgather", "pipe"}, {"allreduce", "ma"}, {"reduce", "ma"},
+        {"reduce_scatter", "ma"}};
+    for (int c = 0; c < 5 && vred_mpi_force; c++) {
         const char *coll = colls[c][0];
         for (int r = 0; r < ROUNDS; r++) {
             const char *alg = r % 2 ? colls[c][1] : "mpi";
@@ -83,7 +99,7 @@ int main(int argc, char **argv)
                 continue;
             }
             for (int twice = 0; twice < 2; twice++)
-                expect(coll, alg, 2 * r + twice, call(coll, in, out, want));
+                expect(coll, alg, 2 * r + twice, call(coll, alg, 2 * r + twice, in, out, want));
         }
         vred_mpi_force(coll, "auto");
     }
