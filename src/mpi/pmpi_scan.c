@@ -5,6 +5,11 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
                  MPI_Op op, MPI_Comm comm, int exclusive, int *rc)
 {
     vred_coll_args a;
+    /* The selection goes by the bytes alone (not the op, nor inclusive or exclusive): a call it
+     * passed before passes, the communicator's state having been made by then. */
+    if (!vred_stats_on && count >= 0 &&
+        vred_front_known_pass(VRED_COLL_SCAN, comm, datatype, count))
+        return 0;
     /* The communicator's state first (its setup is collective on first use), the arguments
      * after: a check that one rank failed before the setup left the others waiting in it. */
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;

@@ -73,6 +73,11 @@ static int call(const char *coll, const char *alg, int call_no, int *in, int *ou
         PMPI_Reduce_scatter(in, want, counts, MPI_INT, MPI_SUM, w);
         return !memcmp(out, want, (size_t)(N / size) * sizeof *out);
     }
+    if (!strcmp(coll, "scan")) {
+        MPI_Scan(in, out, N, MPI_INT, MPI_SUM, w);
+        PMPI_Scan(in, want, N, MPI_INT, MPI_SUM, w);
+        return !memcmp(out, want, N * sizeof *out);
+    }
     MPI_Reduce(in, out, N, MPI_INT, MPI_SUM, 0, w);
     PMPI_Reduce(in, want, N, MPI_INT, MPI_SUM, 0, w);
     return rank != 0 || !memcmp(out, want, N * sizeof *out);
@@ -88,8 +93,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < N; i++) in[i] = i * 31 + rank * 7;
     static const char *const colls[][2] = {
         {"bcast", "pipe"}, {"allgather", "pipe"}, {"allreduce", "ma"}, {"reduce", "ma"},
-        {"reduce_scatter", "ma"}};
-    for (int c = 0; c < 5 && vred_mpi_force; c++) {
+        {"reduce_scatter", "ma"}, {"scan", "recdbl"}};
+    for (int c = 0; c < 6 && vred_mpi_force; c++) {
         const char *coll = colls[c][0];
         for (int r = 0; r < ROUNDS; r++) {
             const char *alg = r % 2 ? colls[c][1] : "mpi";
