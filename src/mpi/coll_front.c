@@ -84,6 +84,10 @@ int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MP
     vred_op vo;
     if (vred_mpi_disabled) return vred_pass(VRED_WHY_DISABLED);
     if (!vred_mpi_map(datatype, op, &vt, &vo)) return vred_pass_unmapped(datatype, op);
+    /* The algorithms copy and send whole elements: a datatype with holes would have them
+     * overwritten in the receive buffer (the MPI leaves them alone: a user's field may live
+     * there) and its last element read past a buffer that ends at its true extent. */
+    if (vred_mpi_holes[vt]) return vred_pass(VRED_WHY_UNSUPPORTED_TYPE);
     if (!with_comm(a, comm)) return 0;
     a->e = &vred_entries[vo][vt];
     a->esize = vred_type_size(vt);

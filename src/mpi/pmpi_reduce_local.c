@@ -5,11 +5,32 @@
  * with the same arguments, so the MPI reports errors through its own error handler.
  */
 #include <stddef.h>
+#include <string.h>
 #include "kernels/dispatch.h"
 #include "mpi/pmpi_define.h"
 #include "mpi/stats.h"
 #include "mpi/types.h"
 
+
+/* A datatype with holes (types.h): the kernels read whole elements and write only the value
+ * and the index (docs/semantics.md), so every element but the last is reduced in place, where
+ * its trailing holes lie inside the buffers; the last one in copies of its significant span, so
+ * that nothing past the buffers' ends (legal at the true extent) is read or written. */
+static void reduce_with_holes(const vred_entry *e, vred_type vt, const void *in, void *inout,
+                              size_t count)
+{
+    size_t es = vred_type_size(vt), span = vred_mpi_span[vt];
+    if (count > 1) e->fn(in, inout, inout, (count - 1) * e->scale);
+    _Alignas(64) unsigned char x[64], y[64];
+    const unsigned char *last_in = (const unsigned char *)in + (count - 1) * es;
+    unsigned char *last_out = (unsigned char *)inout + (count - 1) * es;
+    memset(x, 0, sizeof x);
+    memset(y, 0, sizeof y);
+    memcpy(x, last_in, span);
+    memcpy(y, last_out, span);
+    e->fn(x, y, y, e->scale);
+    memcpy(last_out, y, span);
+}
 
 static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
                         MPI_Op op)
@@ -25,7 +46,8 @@ static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
     /* The kernel straight from the dispatch table: at 1 KiB the whole reduction is ~10 ns, so
      * the front may not spend more than a few. */
     const vred_entry *e = &vred_entries[vo][vt];
-    if (count) e->fn(inbuf, inoutbuf, inoutbuf, (size_t)count * e->scale);
+    if (count && vred_mpi_holes[vt]) reduce_with_holes(e, vt, inbuf, inoutbuf, (size_t)count);
+    else if (count) e->fn(inbuf, inoutbuf, inoutbuf, (size_t)count * e->scale);
     return 1;
 }
 

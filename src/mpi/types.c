@@ -16,6 +16,8 @@
 
 vred_mpi_slot vred_mpi_type_slots[1u << VRED_MPI_TYPE_BITS];
 vred_mpi_slot vred_mpi_op_slots[1u << VRED_MPI_OP_BITS];
+unsigned char vred_mpi_holes[VRED_TYPE_COUNT];
+unsigned char vred_mpi_span[VRED_TYPE_COUNT];
 int vred_mpi_state;
 
 #define OPBIT(o) (1u << (o))
@@ -149,6 +151,26 @@ static int layout_matches(MPI_Datatype dt, vred_type vt)
     return lb == 0 && (size_t)extent == vred_type_size(vt) && size > 0 && size <= extent;
 }
 
+/* Where the MPI's datatype has holes (its size is below its extent: MPI_DOUBLE_INT's 12 bytes
+ * in 16, MPI_SHORT_INT's 6 in 8), which the MPI never reads or writes: noted for vred's type,
+ * with the bytes from the element's start to the end of its last significant one (the true
+ * extent; 12 for MPI_DOUBLE_INT, 20 for MPI_LONG_DOUBLE_INT). Every datatype that maps to a
+ * vred type has vred's layout (layout_matches), so one answer serves them all. */
+static void note_holes(MPI_Datatype dt, vred_type vt)
+{
+    MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+    int size = 0;
+    if (PMPI_Type_size(dt, &size) != MPI_SUCCESS ||
+        PMPI_Type_get_extent(dt, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(dt, &tlb, &textent) != MPI_SUCCESS)
+        return;
+    if (size >= extent) return;
+    vred_mpi_holes[vt] = 1;
+    vred_mpi_span[vt] = tlb == 0 && textent > 0 && textent <= extent && textent < 256
+                            ? (unsigned char)textent
+                            : (unsigned char)vred_type_size(vt);
+}
+
 static void insert(vred_mpi_slot *t, unsigned bits, uint64_t key, unsigned value, unsigned ops)
 {
     unsigned mask = (1u << bits) - 1u;
@@ -207,6 +229,7 @@ static void add_type(MPI_Datatype dt, int cls, int fixed, size_t csize)
     unsigned ops = 0;
     vred_type vt = classify(dt, cls, fixed, csize, &ops);
     if ((unsigned)vt >= VRED_TYPE_COUNT || !layout_matches(dt, vt)) return;
+    note_holes(dt, vt);
     if ((vt == VRED_C_FLOAT_COMPLEX || vt == VRED_C_DOUBLE_COMPLEX ||
          vt == VRED_C_LONG_DOUBLE_COMPLEX) && !cprod_matches(dt, vt))
         ops &= ~OPBIT(VRED_OP_PROD);

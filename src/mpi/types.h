@@ -30,6 +30,14 @@ typedef struct {
 
 extern vred_mpi_slot vred_mpi_type_slots[1u << VRED_MPI_TYPE_BITS];
 extern vred_mpi_slot vred_mpi_op_slots[1u << VRED_MPI_OP_BITS];
+/* Per vred type, once the tables are built: 1 if the MPI's datatypes of that layout have holes
+ * (size below extent: the padded MINLOC/MAXLOC pairs), whose bytes the MPI never touches; and
+ * then the bytes from an element's start to the end of its last significant one (its true
+ * extent, at most the element's size). The reduction collectives pass such datatypes to the MPI
+ * (their copies move whole elements); MPI_Reduce_local serves them without touching memory past
+ * the last element's true extent. */
+extern unsigned char vred_mpi_holes[VRED_TYPE_COUNT];
+extern unsigned char vred_mpi_span[VRED_TYPE_COUNT];
 /* Life of the tables (atomic): built lazily after MPI_Init, and everything passes through to the
  * MPI again once MPI_Finalize was called (the MPI decides what a call after that means). */
 enum { VRED_MPI_UNBUILT = 0, VRED_MPI_READY = 1, VRED_MPI_FINALIZED = 2 };
