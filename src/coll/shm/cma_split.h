@@ -19,6 +19,7 @@
 #define VRED_CMA_SPLIT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Bounds of the root's share, and the most one call moves it: a single preempted rank (two
  * ranks on two cores: a timer interrupt, a daemon) must not throw the split far off. */
@@ -33,7 +34,12 @@ static inline void vred_cma_split(size_t count, int p, int root, double share, s
                                   size_t *disp)
 {
     size_t line = esize && 64 % esize == 0 ? 64 / esize : 1;
-    size_t mine = (size_t)((double)count * share);
+    /* In integers: every rank must cut the same boundaries, and a product in floating point
+     * rounds by the calling thread's rounding mode (fesetround), which ranks need not share.
+     * The share in 2^-32ths: scaling by a power of two is exact, the cast truncates in any
+     * mode. */
+    double scaled = share > 0 ? share < 1 ? share * 4294967296.0 : 4294967296.0 : 0.0;
+    size_t mine = (size_t)(((unsigned __int128)count * (uint64_t)scaled) >> 32);
     if (mine > count) mine = count;
     size_t rest = count - mine, others = (size_t)(p - 1), done = 0; /* others up to q */
     disp[0] = 0;
