@@ -63,7 +63,8 @@ VRED_MPI_API int vred_mpi_nt(const char *mode);
 VRED_MPI_API const char *vred_mpi_last_alg(void);
 
 /* 1 if vred serves (datatype, op) with its own kernels (MPI_Reduce_local, and the reductions
- * when the rest of the call allows), and then the vred_type and vred_op of vred.h in *type and
+ * when the rest of the call allows; a datatype with holes, such as MPI_DOUBLE_INT, in
+ * MPI_Reduce_local only), and then the vred_type and vred_op of vred.h in *type and
  * *vop (either may be NULL); 0 if such calls go to the MPI library. Valid between MPI_Init and
  * MPI_Finalize. */
 VRED_MPI_API int vred_mpi_lookup(MPI_Datatype datatype, MPI_Op op, int *type, int *vop);
