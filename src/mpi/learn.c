@@ -36,6 +36,7 @@
 #include "mpi/coll_front.h"
 #include "mpi/learn.h"
 #include "mpi/learn_pick.h"
+#include "coll/fail.h"
 #include "coll/shm/shm.h"
 #include "local/copy.h"
 
@@ -159,14 +160,26 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* A calibration call failed on this rank: its peers may be waiting for it inside the same
+ * collective (a message, a step in the shared region), where they would wait for ever. As a
+ * failing application call does (fail.h), the job ends, naming the collective. */
+static _Noreturn void call_failed(const probe *p, candidate c, int rc)
+{
+    char what[96];
+    snprintf(what, sizeof what, "measuring %s by %s (VRED_LEARN)", vred_coll_name(p->coll),
+             c.alg == VRED_ALG_MPI ? "the MPI" : vred_alg_name(c.alg));
+    vred_fail(what, rc);
+}
+
 /* Seconds per call of `reps` calls back to back on this rank, after a barrier and `lead` calls
- * not timed; HUGE_VAL if a call failed (the candidate is then never picked: the MPI_MAX carries
- * it to every rank). */
+ * not timed. A call that fails ends the job (call_failed); a barrier that fails, HUGE_VAL (the
+ * candidate is then never picked: the MPI_MAX carries it to every rank). */
 static double batch(const probe *p, candidate c, int lead, int reps)
 {
     vred_coll_fn fn = c.alg == VRED_ALG_MPI ? NULL : vred_select_fn(p->coll, c.alg);
-    int rc = PMPI_Barrier(p->vc->comm);
+    if (PMPI_Barrier(p->vc->comm) != MPI_SUCCESS) return HUGE_VAL;
     if (c.nt) vred_copy_set_call_mode(VRED_NT_ON);
+    int rc = MPI_SUCCESS;
     for (int i = 0; i < lead && rc == MPI_SUCCESS; i++)
         rc = fn ? run_vred(p, c.alg, fn) : run_mpi(p);
     double t0 = now();
@@ -174,7 +187,8 @@ static double batch(const probe *p, candidate c, int lead, int reps)
         rc = fn ? run_vred(p, c.alg, fn) : run_mpi(p);
     double t = now() - t0;
     vred_copy_set_call_mode(-1);
-    return rc == MPI_SUCCESS ? t / reps : HUGE_VAL;
+    if (rc != MPI_SUCCESS) call_failed(p, c, rc);
+    return t / reps;
 }
 
 static int cmp_double(const void *x, const void *y)
