@@ -431,12 +431,43 @@ static void cell_line(char *line, size_t size, vred_coll coll, int k, const cand
         snprintf(line + n, size - (size_t)n, " ordinary/streaming=%.2f", ratio);
 }
 
+/* Another communicator of this shape (the same cache file) may have measured the class since
+ * this one read the file at its creation: MPI_COMM_WORLD and a duplicate made before world's
+ * first calls. Rank 0 reads the file again, and a cell found there (not one marked as measured
+ * in a slow spell) is taken as it is, so that communicators of one shape pick alike in a run
+ * and the file keeps the answer the next run reads. 1 if taken (on every rank). */
+static int measured_meanwhile(vred_comm *vc, vred_coll coll, int k)
+{
+    signed char cell[3] = {VRED_ALG_AUTO, 0, 0}; /* alg, nt, skew_cma */
+    if (vc->rank == 0) {
+        vred_learned fresh;
+        vred_learn_file f;
+        memset(&fresh, 0, sizeof fresh); /* every cell VRED_ALG_AUTO (0): nothing known */
+        vred_learn_file_for(vc, &f);
+        vred_learn_file_read(&f, &fresh);
+        if (fresh.alg[coll][k] != VRED_ALG_AUTO && !fresh.spell[coll][k])
+            cell[0] = fresh.alg[coll][k], cell[1] = fresh.nt[coll][k],
+            cell[2] = fresh.skew_cma[coll][k];
+    }
+    if (vred_next()->Bcast(cell, 3, MPI_SIGNED_CHAR, 0, vc->comm) != MPI_SUCCESS ||
+        cell[0] == VRED_ALG_AUTO)
+        return 0;
+    vc->learned.alg[coll][k] = cell[0];
+    vc->learned.nt[coll][k] = cell[1];
+    vc->learned.skew_cma[coll][k] = cell[2];
+    vc->learned.spell[coll][k] = 0;
+    return 1;
+}
+
 void vred_learn(vred_comm *vc, vred_coll coll, int k)
 {
     candidate cand[NCAND];
     double med[NCAND];
     int spell_before = vc->learned.spell[coll][k]; /* 1: measured again (select.c) */
     vred_front_invalidate(); /* the class's selection changes */
+    if (vc->learned.mode == VRED_LEARN_ON && spell_before != 1 &&
+        measured_meanwhile(vc, coll, k))
+        return;
     /* A cell that cannot be measured (no buffers, a failed timing) follows the model for the
      * rest of this run, marked with a value no algorithm has, or keeps what the cache held for
      * it; either way it is not tried again. */

@@ -16,7 +16,10 @@
  *
  * Only rank 0 of a communicator reads or writes it. Private to the user: the directories are
  * made 0700 and the file 0600, written to a temporary name and renamed, so a reader never sees
- * half a file and two jobs writing at once lose at most one cell.
+ * half a file and two jobs writing at once lose at most one cell. Only what the user alone
+ * could have made is used: vred's directories and the files must be the user's and writable
+ * by no one else, a file is read only if it is a regular one (not a link, not a FIFO), and a
+ * line too long for a cell is skipped whole.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -84,10 +87,11 @@ static void dir_of(char *buf, size_t size)
 
 void vred_learn_file_for(const vred_comm *vc, vred_learn_file *f)
 {
-    static const char *const knobs[] = {"VRED_ISA",     "VRED_TAIL",    "VRED_THREADS",
-                                        "VRED_SPARSE",  "VRED_NODE_SIZE", "VRED_SHM",
-                                        "VRED_NT",      "VRED_SOCKETS", "VRED_SHM_SLICE",
-                                        "VRED_SHM_CELL", "VRED_TUNE_FILE"};
+    static const char *const knobs[] = {
+        "VRED_ISA",       "VRED_TAIL",     "VRED_THREADS",   "VRED_SPARSE",
+        "VRED_NODE_SIZE", "VRED_SHM",      "VRED_NT",        "VRED_SOCKETS",
+        "VRED_SHM_SLICE", "VRED_SHM_CELL", "VRED_TUNE_FILE", "VRED_CMA",
+        "VRED_CMA_ROOT_SHARE", "VRED_COPY_SKEW", "VRED_REALIGN_FROM"};
     char cpu[512], mpi[256], build[1024], dir[3800];
     cpu_id(cpu, sizeof cpu);
     mpi_id(mpi, sizeof mpi);
@@ -112,15 +116,53 @@ void vred_learn_file_for(const vred_comm *vc, vred_learn_file *f)
     else f->path[0] = 0;
 }
 
+/* 1 if st is this user's and no one else may write it. */
+static int own_private(const struct stat *st)
+{
+    return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* A cache file opened for reading, or NULL: only a regular file of this user that no one else
+ * may write, not through a symbolic link, and without blocking (a FIFO planted at the path
+ * would otherwise hold rank 0 in fopen while its peers wait in the broadcast). */
+static FILE *open_cache(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) return NULL;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !own_private(&st)) {
+        close(fd);
+        return NULL;
+    }
+    FILE *in = fdopen(fd, "r");
+    if (!in) close(fd);
+    return in;
+}
+
+/* The next line of `in` into buf (newline dropped): 1, or 0 at the end. A line longer than
+ * buf is read to its end and comes back empty, so that its tail is never taken for a line of
+ * its own. */
+static int next_line(FILE *in, char *buf, size_t size)
+{
+    if (!fgets(buf, (int)size, in)) return 0;
+    size_t n = strcspn(buf, "\n");
+    if (buf[n] == '\n' || feof(in)) {
+        buf[n] = 0;
+        return 1;
+    }
+    for (int ch = 0; ch != '\n' && ch != EOF;) ch = getc(in);
+    buf[0] = 0;
+    return 1;
+}
+
 /* Opens f's file if its key line matches (positioned after it), else NULL. */
 static FILE *open_matching(const vred_learn_file *f)
 {
     if (!f->path[0]) return NULL;
-    FILE *in = fopen(f->path, "r");
+    FILE *in = open_cache(f->path);
     char line[4096];
-    while (in && fgets(line, sizeof line, in)) {
+    while (in && next_line(in, line, sizeof line)) {
         if (line[0] == '#') continue;
-        line[strcspn(line, "\n")] = 0;
         if (!strncmp(line, "key ", 4) && !strcmp(line + 4, f->key)) return in;
         break;
     }
@@ -131,9 +173,13 @@ static FILE *open_matching(const vred_learn_file *f)
 /* A cell line's collective and class, or -1. */
 static int parse_cell(const char *line, vred_coll *coll, int *k, vred_alg *alg)
 {
-    char cname[32], aname[32];
-    if (sscanf(line, "%31s %d %31s", cname, k, aname) != 3 || *k < 0 || *k >= VRED_LEARN_CLASSES)
-        return -1;
+    char cname[32], aname[32], kname[16];
+    if (sscanf(line, "%31s %15s %31s", cname, kname, aname) != 3) return -1;
+    char *end;
+    errno = 0;
+    long kl = strtol(kname, &end, 10);
+    if (errno || *end || end == kname || kl < 0 || kl >= VRED_LEARN_CLASSES) return -1;
+    *k = (int)kl;
     int c = 0, a = 0;
     while (c < VRED_COLL_COUNT && strcmp(cname, vred_coll_name((vred_coll)c))) c++;
     while (a < VRED_ALG_COUNT && strcmp(aname, vred_alg_name((vred_alg)a))) a++;
@@ -168,9 +214,9 @@ static int machine_has_quiet(const vred_learn_file *f)
         size_t n = strlen(e->d_name);
         if (n < 5 || strcmp(e->d_name + n - 4, ".txt")) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        FILE *in = fopen(path, "r");
+        FILE *in = open_cache(path);
         int mine = 0;
-        while (in && !quiet && fgets(line, sizeof line, in)) {
+        while (in && !quiet && next_line(in, line, sizeof line)) {
             if (line[0] == '#') continue;
             if (!strncmp(line, "key ", 4)) mine = !strncmp(line + 4, f->key, prefix);
             else if (!mine) break;
@@ -187,7 +233,7 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
     FILE *in = open_matching(f);
     char line[1024];
     int quiet = 0, again = 0;
-    while (in && fgets(line, sizeof line, in)) {
+    while (in && next_line(in, line, sizeof line)) {
         vred_coll c;
         vred_alg a;
         int k;
@@ -216,14 +262,20 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
             if (l->spell_runs[c][k] > 1) l->spell[c][k] = 2;
 }
 
-/* mkdir -p with mode 0700 for the components it makes. */
-static int make_dirs(char *path)
+/* mkdir -p with mode 0700 for the components it makes; the last `owned` components (vred's
+ * own, .../vred/learned) must then be directories of this user that no one else may write,
+ * not symbolic links, whoever made them: else another user could replace the files in them. */
+static int make_dirs(char *path, int owned)
 {
-    for (char *s = strchr(path + 1, '/');; s = strchr(s + 1, '/')) {
+    int depth = 0;
+    for (const char *c = path + 1; *c; c++) depth += *c == '/';
+    for (char *s = strchr(path + 1, '/');; s = strchr(s + 1, '/'), depth--) {
         if (s) *s = 0;
         int rc = mkdir(path, 0700);
+        struct stat st;
+        int bad = depth < owned && (lstat(path, &st) || !S_ISDIR(st.st_mode) || !own_private(&st));
         if (s) *s = '/';
-        if (rc && errno != EEXIST) return -1;
+        if ((rc && errno != EEXIST) || bad) return -1;
         if (!s) return 0;
     }
 }
@@ -234,7 +286,7 @@ int vred_learn_file_put(const vred_learn_file *f, vred_coll coll, int k, const c
     char dir[sizeof f->path], tmp[sizeof f->path + 16];
     snprintf(dir, sizeof dir, "%s", f->path);
     *strrchr(dir, '/') = 0;
-    if (make_dirs(dir)) return -1;
+    if (make_dirs(dir, 2)) return -1;
     snprintf(tmp, sizeof tmp, "%s/.learn-XXXXXX", dir);
     int fd = mkstemp(tmp); /* 0600 */
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -247,13 +299,12 @@ int vred_learn_file_put(const vred_learn_file *f, vred_coll coll, int k, const c
     /* The cells already kept, but this one's old line. */
     FILE *in = open_matching(f);
     char old[1024];
-    while (in && fgets(old, sizeof old, in)) {
+    while (in && next_line(in, old, sizeof old)) {
         vred_coll c;
         vred_alg a;
         int j;
-        if (old[0] != '#' && !parse_cell(old, &c, &j, &a) && !(c == coll && j == k) &&
-            strchr(old, '\n'))
-            fputs(old, out);
+        if (old[0] != '#' && !parse_cell(old, &c, &j, &a) && !(c == coll && j == k))
+            fprintf(out, "%s\n", old);
     }
     if (in) fclose(in);
     fprintf(out, "%s\n", line);

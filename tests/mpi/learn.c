@@ -7,6 +7,11 @@
  * which learn.sh compares between runs and against the cache file. COLL:BYTES:skew makes the
  * same call with rank 1's buffers 16 bytes further (printed as COLL-skew): bcast and allgather
  * then leave single copy (cma) for the pipeline, which keeps its speed at any offset.
+ *
+ * With LEARN_DUP=1 a duplicate of MPI_COMM_WORLD is made and used once before world's calls
+ * (both communicators have read the cache by then), and the calls are made again on it after
+ * world's, printed as `dup-pick ...`: a class world measured must be taken from the file, not
+ * measured again (learn.sh compares the two picks).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +21,7 @@
 #include "vred_mpi.h"
 
 static int rank, size, failed;
+static MPI_Comm comm; /* MPI_COMM_WORLD, or its duplicate (LEARN_DUP) */
 
 static void fail(const char *what, const char *coll, size_t bytes)
 {
@@ -27,13 +33,13 @@ static void fail(const char *what, const char *coll, size_t bytes)
 static void call(const char *coll, void *s, void *r, size_t n)
 {
     int c = (int)n;
-    if (!strcmp(coll, "allreduce")) MPI_Allreduce(s, r, c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    if (!strcmp(coll, "allreduce")) MPI_Allreduce(s, r, c, MPI_FLOAT, MPI_SUM, comm);
     else if (!strcmp(coll, "reduce"))
-        MPI_Reduce(s, r, c, MPI_FLOAT, MPI_SUM, size - 1, MPI_COMM_WORLD);
+        MPI_Reduce(s, r, c, MPI_FLOAT, MPI_SUM, size - 1, comm);
     else if (!strcmp(coll, "reduce_scatter"))
-        MPI_Reduce_scatter_block(s, r, c / size, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    else if (!strcmp(coll, "bcast")) MPI_Bcast(r, c, MPI_BYTE, 0, MPI_COMM_WORLD);
-    else MPI_Allgather(s, c, MPI_BYTE, r, c, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Reduce_scatter_block(s, r, c / size, MPI_FLOAT, MPI_SUM, comm);
+    else if (!strcmp(coll, "bcast")) MPI_Bcast(r, c, MPI_BYTE, 0, comm);
+    else MPI_Allgather(s, c, MPI_BYTE, r, c, MPI_BYTE, comm);
 }
 
 static void one(const char *coll, size_t bytes, int skew)
@@ -93,7 +99,9 @@ static void one(const char *coll, size_t bytes, int skew)
     MPI_Allgather(mine, 16, MPI_CHAR, all, 16, MPI_CHAR, MPI_COMM_WORLD);
     for (int i = 0; i < size; i++)
         if (strcmp(all + 16 * i, mine)) fail("ranks chose different algorithms", coll, bytes);
-    if (rank == 0) printf("pick %s%s %zu %s\n", coll, skew ? "-skew" : "", bytes, alg);
+    if (rank == 0)
+        printf("%spick %s%s %zu %s\n", comm == MPI_COMM_WORLD ? "" : "dup-", coll,
+               skew ? "-skew" : "", bytes, alg);
     free(all), free(s0), free(r0), free(want);
 }
 
@@ -102,16 +110,29 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int i = 1; i < argc; i++) {
-        char coll[32], what[8] = "";
-        size_t bytes;
-        if (sscanf(argv[i], "%31[a-z_]:%zu:%7s", coll, &bytes, what) < 2 ||
-            (what[0] && strcmp(what, "skew"))) {
-            if (!rank) printf("usage: learn COLL:BYTES[:skew]...\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
-        one(coll, bytes, what[0] != 0);
+    const char *dup_env = getenv("LEARN_DUP");
+    int dup = dup_env && !strcmp(dup_env, "1");
+    MPI_Comm twin = MPI_COMM_NULL;
+    if (dup) { /* both communicators' state made (the cache read) before any class is learned */
+        float x = 1, y = 0;
+        MPI_Comm_dup(MPI_COMM_WORLD, &twin);
+        MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_SUM, twin);
+        MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
+    for (int pass = 0; pass < 1 + dup; pass++) {
+        comm = pass ? twin : MPI_COMM_WORLD;
+        for (int i = 1; i < argc; i++) {
+            char coll[32], what[8] = "";
+            size_t bytes;
+            if (sscanf(argv[i], "%31[a-z_]:%zu:%7s", coll, &bytes, what) < 2 ||
+                (what[0] && strcmp(what, "skew"))) {
+                if (!rank) printf("usage: learn COLL:BYTES[:skew]...\n");
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+            one(coll, bytes, what[0] != 0);
+        }
+    }
+    if (dup) MPI_Comm_free(&twin);
     int any = 0;
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -13,7 +13,10 @@
 #   5. a file of another key or of garbage is not read, and is rewritten;
 #   6. a class measured in one of the host's slow spells (VRED_LEARN_SPELL) is measured again
 #      by the next run; again and again only where some class was measured outside a spell;
-#   7. off writes nothing; a cache that cannot be written costs one warning, not the run.
+#   5b. files and directories others could have written, FIFOs, out-of-range classes and
+#      overlong lines are not read (nor written into);
+#   7. a duplicate of MPI_COMM_WORLD picks what world measured, from the file;
+#   8. off writes nothing; a cache that cannot be written costs one warning, not the run.
 # Every run also checks each result against the MPI's own (learn.c).
 #
 # usage: learn.sh NP MPIEXEC... -- EXE
@@ -125,6 +128,34 @@ if [ -n "$f" ]; then
     printf '\001\002 garbage\nallreduce\nallreduce 99 ma\n' >"$f"
     VRED_LEARN=on run garbage
     grep -q '^key cpu=' "$f" || bad "on: a garbage file was not rewritten"
+
+    # 5b. only what the user alone could have written is read: not a file others may write,
+    #     not a FIFO (it would hold rank 0 in open while its peers wait), not a class number
+    #     past the range (4294967316 wraps to 20 in an int), not the tail of an overlong line;
+    #     and a cache directory others may write is not written into
+    good=$(grep -v '^allreduce 20 \|^allreduce 12 ' "$f")
+    { echo "$good"; echo 'allreduce 20 ring'; } >"$f"
+    chmod 666 "$f"
+    VRED_LEARN=read run writable
+    grep -qx 'pick allreduce 1048576 ring' "$work/writable" && bad "read a cache file others may write"
+    chmod 600 "$f"
+    { echo "$good"; echo 'allreduce 4294967316 ring'
+      printf 'reduce 21 ma%1200s allreduce 12 ring\n' ''; } >"$f"
+    VRED_LEARN=read run hostile
+    grep -qx 'pick allreduce 1048576 ring' "$work/hostile" && bad "class 4294967316 read as 20"
+    grep -qx 'pick allreduce 4096 ring' "$work/hostile" && bad "an overlong line's tail read as a cell"
+    rm -f "$f"
+    mkfifo "$f"
+    VRED_LEARN=read timeout -k 5 60 "${mpiexec[@]}" -np "$np" "$exe" "${calls[@]}" \
+        >"$work/fifo.out" 2>&1
+    [ $? = 124 ] && bad "a FIFO at the cache file's path held the run"
+    rm -f "$f"
+    chmod 777 "$dir"
+    VRED_LEARN=on run shared_dir
+    [ -z "$(file)" ] || bad "wrote into a cache directory others may write"
+    grep -q 'cannot keep the learned selection' "$work/shared_dir.out" "$work/shared_dir.err" ||
+        bad "no warning for a cache directory others may write"
+    chmod 700 "$dir"
 fi
 
 # 6. slow spells: with VRED_LEARN_SPELL=1 every class counts as measured in one. The first run
@@ -165,7 +196,16 @@ if [ -n "$f" ]; then
     grep -qx 'allreduce 20 mpi mpi=1e-4 ordinary/streaming=0.50' "$f" || bad "a quiet cell was measured again"
 fi
 
-# 7. off, and a cache that cannot be written
+# 7. two communicators of one shape (world and a duplicate, both made before any class is
+#    learned): the duplicate takes the classes world measured from the file instead of
+#    measuring them again, so the two pick alike and the file keeps one answer
+rm -rf "$dir"
+LEARN_DUP=1 VRED_LEARN=on run dup
+grep '^dup-pick ' "$work/dup.out" | sed 's/^dup-//' >"$work/dup.twin"
+cmp -s "$work/dup" "$work/dup.twin" ||
+    { bad "the duplicate communicator picked otherwise than world"; diff "$work/dup" "$work/dup.twin"; }
+
+# 8. off, and a cache that cannot be written
 rm -rf "$dir"
 VRED_LEARN=off run off
 [ -z "$(file)" ] || bad "off: a cache file was written"
