@@ -48,8 +48,12 @@ static int create_segment(char *name, size_t bytes, const char **why)
             name[0] = 0; /* the others learn of the failure from the empty name */
             return -1;
         }
-        /* fchmod as well: a umask cannot widen 0600, but make the mode explicit. */
+        /* fchmod as well: a umask cannot widen 0600, but make the mode explicit. tmpfs's
+         * fallocate gives up with EINTR whenever a signal is pending on kernels before 6.4 (a
+         * profiler's timer): try again, a bounded number of times. */
         int err = fchmod(fd, 0600) ? errno : posix_fallocate(fd, 0, (off_t)bytes);
+        for (int tries = 1; err == EINTR && tries < 100; tries++)
+            err = posix_fallocate(fd, 0, (off_t)bytes);
         if (err) {
             *why = err == ENOSPC ? "/dev/shm is full" : "cannot reserve the segment's pages";
             close(fd);
@@ -182,6 +186,16 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
     size_t bank_bytes, bytes = region_bytes(slice_max, size, bank_floor(), &bank_bytes);
     if ((bytes + (size_t)size - 1) / (size_t)size > left)
         bytes = region_bytes(slice_max, size, 0, &bank_bytes);
+    /* Every rank maps the region rank 0 makes, so every rank takes rank 0's geometry: the
+     * slice (VRED_SHM_SLICE may differ between the ranks' environments) and the banks (the L2
+     * that hwloc shows each process may differ: cgroups on a hybrid CPU). Computed apart, a
+     * rank with a smaller region placed its second bank elsewhere: wrong sums, then a hang. */
+    uint64_t geometry[3] = {slice_max, bytes, bank_bytes};
+    if (vred_next()->Bcast(geometry, 3, MPI_UINT64_T, 0, node) != MPI_SUCCESS) {
+        free(s);
+        return NULL;
+    }
+    slice_max = (size_t)geometry[0], bytes = (size_t)geometry[1], bank_bytes = (size_t)geometry[2];
     size_t share = (bytes + (size_t)size - 1) / (size_t)size;
     /* Another thread may have taken the budget since: then this rank fails like one that
      * cannot map, and every rank gives up below. */
