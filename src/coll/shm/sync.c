@@ -54,11 +54,9 @@ static void progress(const vred_shm *s)
 }
 
 
-/* 1 if pid has exited: gone (ESRCH), or a zombie its parent has not reaped yet (kill() still
- * succeeds on those; a launcher that keeps going after a rank died may reap late or never). */
-static int has_exited(pid_t pid)
+/* pid's state letter in /proc/PID/stat (R, S, T, Z, ...), or 0 if it cannot be read. */
+static char proc_state(pid_t pid)
 {
-    if (kill(pid, 0) != 0) return errno == ESRCH;
     char path[32], buf[256];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     FILE *f = fopen(path, "r");
@@ -68,7 +66,16 @@ static int has_exited(pid_t pid)
     buf[n] = 0;
     /* "pid (comm) S ...": the state follows the last ')' (comm may hold one). */
     const char *r = strrchr(buf, ')');
-    return r && (r[2] == 'Z' || r[2] == 'X');
+    return r && r[1] == ' ' ? r[2] : 0;
+}
+
+/* 1 if pid has exited: gone (ESRCH), or a zombie its parent has not reaped yet (kill() still
+ * succeeds on those; a launcher that keeps going after a rank died may reap late or never). */
+static int has_exited(pid_t pid)
+{
+    if (kill(pid, 0) != 0) return errno == ESRCH;
+    char st = proc_state(pid);
+    return st == 'Z' || st == 'X';
 }
 
 /* A peer that no longer exists will never publish: end the job rather than hang. */
@@ -159,21 +166,35 @@ static void publish_wait(const vred_shm *s, int peer, int round, uint64_t value,
     __atomic_store_n(&me->wait_serial, ++waits, __ATOMIC_RELEASE);
 }
 
+/* 1 if node rank i's process is stopped (SIGSTOP, a debugger's stop): it goes on once
+ * continued, so it is not stuck whatever it waits for or is in. Only where the ranks' pids are
+ * this process's namespace's (check_peers). */
+static int stopped(const vred_shm *s, int i)
+{
+    if (!s->check_peers) return 0;
+    char st = proc_state(__atomic_load_n(&s->ctl[i].pid, __ATOMIC_RELAXED));
+    return st == 'T' || st == 't';
+}
+
 /* 1 if rank i waits long for a counter not reached (*serial: that wait's), 2 if it is inside
- * the MPI (*serial: that call's), else 0. */
+ * the MPI (*serial: that call's), else 0. A rank stopped inside the MPI (gdb attached to it
+ * for more than DEADLOCK_MPI_S) counted as stuck there and ended a correct job. */
 static int stuck(const vred_shm *s, int i, uint64_t *serial)
 {
     const vred_shm_ctl *c = &s->ctl[i];
+    int how;
     *serial = __atomic_load_n(&c->wait_serial, __ATOMIC_ACQUIRE);
     if (*serial) {
         int peer = __atomic_load_n(&c->wait_peer, __ATOMIC_RELAXED);
         int round = __atomic_load_n(&c->wait_round, __ATOMIC_RELAXED);
         uint64_t value = __atomic_load_n(&c->wait_value, __ATOMIC_RELAXED);
-        return peer >= 0 && peer < s->size &&
-               __atomic_load_n(counter_of(s, peer, round), __ATOMIC_ACQUIRE) < value;
+        how = peer >= 0 && peer < s->size &&
+              __atomic_load_n(counter_of(s, peer, round), __ATOMIC_ACQUIRE) < value;
+    } else {
+        *serial = __atomic_load_n(&c->mpi_serial, __ATOMIC_ACQUIRE);
+        how = *serial ? 2 : 0;
     }
-    *serial = __atomic_load_n(&c->mpi_serial, __ATOMIC_ACQUIRE);
-    return *serial ? 2 : 0;
+    return how && stopped(s, i) ? 0 : how;
 }
 
 /* 1 if every rank is stuck, and in the same waits and calls as at the last look (w->serials);
