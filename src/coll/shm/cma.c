@@ -92,29 +92,18 @@ int vred_cma_write(const vred_shm *s, int peer, const void *local, uint64_t remo
     return transfer(s, peer, (void *)local, remote, n, 1);
 }
 
-/* This process's PID namespace, as the inode of /proc/self/ns/pid; 0 if it cannot tell. */
-static int my_pidns(uint64_t *dev, uint64_t *ino)
-{
-    struct stat st;
-    if (stat("/proc/self/ns/pid", &st) != 0) return 0;
-    *dev = (uint64_t)st.st_dev;
-    *ino = (uint64_t)st.st_ino;
-    return 1;
-}
-
 int vred_cma_probe(vred_shm *s)
 {
     vred_shm_ctl *me = &s->ctl[s->rank];
-    uint64_t dev = 0, ino = 0, token = 0;
-    /* Only where the dead-peer check could see every peer's pid (sync.c), and in one PID
-     * namespace: a pid from another namespace would name some other process here. */
-    int ok = vred_config_get()->cma && s->check_peers && my_pidns(&dev, &ino) &&
+    uint64_t token = 0;
+    /* Only where every peer's pid names it here: the dead-peer check's condition (region.c),
+     * one PID namespace, each pid alive; a pid from another namespace would name some other
+     * process. */
+    int ok = vred_config_get()->cma && s->check_peers &&
              getrandom(&token, sizeof token, 0) == (ssize_t)sizeof token && token != 0;
     s->cma_probe = ok ? token : 0;
     s->cma_word = 0;
     me->cma_token = s->cma_probe;
-    me->pidns_dev = dev;
-    me->pidns_ino = ino;
     me->cma_bad = 0;
     me->cma_word = (uint64_t)(uintptr_t)&s->cma_word;
     vred_cma_publish(s, &s->cma_probe);
@@ -125,7 +114,7 @@ int vred_cma_probe(vred_shm *s)
         if (i == s->rank) continue;
         const vred_shm_ctl *c = &s->ctl[i];
         uint64_t got = 0;
-        ok = c->cma_token != 0 && c->pidns_dev == dev && c->pidns_ino == ino &&
+        ok = c->cma_token != 0 &&
              vred_cma_read(s, i, &got, c->cma_addr, sizeof got) == 0 && got == c->cma_token;
     }
     /* Writes (the reductions, cma_reduce.c): this rank's token into the next rank's word; after

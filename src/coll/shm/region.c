@@ -167,6 +167,16 @@ static size_t agree_slice(MPI_Comm node, int size, size_t want, int have_s, cons
     return slice;
 }
 
+/* This process's PID namespace, as the inode of /proc/self/ns/pid; 0 if it cannot tell. */
+static int my_pidns(uint64_t *dev, uint64_t *ino)
+{
+    struct stat st;
+    if (stat("/proc/self/ns/pid", &st) != 0) return 0;
+    *dev = (uint64_t)st.st_dev;
+    *ino = (uint64_t)st.st_ino;
+    return 1;
+}
+
 vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
 {
     int rank = 0, size = 1, fd = -1;
@@ -235,13 +245,19 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
     __atomic_store_n(&s->ctl[rank].seq, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->ctl[rank].round_done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->ctl[rank].pid, getpid(), __ATOMIC_RELAXED);
+    uint64_t dev = 0, ino = 0;
+    int ns_known = my_pidns(&dev, &ino);
+    s->ctl[rank].pidns_dev = dev;
+    s->ctl[rank].pidns_ino = ino;
     PMPI_Barrier(node);
-    /* Every peer is alive now; if one's pid does not answer, pids are not shared here (ranks in
-     * separate PID namespaces sharing /dev/shm), and the dead-peer check would kill healthy
-     * jobs: leave it off. */
-    s->check_peers = 1;
+    /* Every peer is alive now. Its pid names it here only in this PID namespace: ranks in
+     * separate ones sharing /dev/shm (containers) publish pids that name other processes here,
+     * or none, and the dead-peer check would watch those (as root, kill() reaches any of them)
+     * and end a healthy job when one exits: then leave it off. */
+    s->check_peers = ns_known;
     for (int i = 0; i < size; i++)
-        if (i != rank && kill(__atomic_load_n(&s->ctl[i].pid, __ATOMIC_RELAXED), 0) != 0)
+        if (i != rank && (s->ctl[i].pidns_dev != dev || s->ctl[i].pidns_ino != ino ||
+                          kill(__atomic_load_n(&s->ctl[i].pid, __ATOMIC_RELAXED), 0) != 0))
             s->check_peers = 0;
     s->yield = vred_shm_oversubscribed(node, size);
     return s;
