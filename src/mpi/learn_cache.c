@@ -308,7 +308,9 @@ int vred_learn_file_put(const vred_learn_file *f, vred_coll coll, int k, const c
     }
     if (in) fclose(in);
     fprintf(out, "%s\n", line);
-    if (fclose(out) || rename(tmp, f->path)) {
+    /* A write that failed (a full disk) must not replace the kept cells with part of them. */
+    int failed = ferror(out) != 0;
+    if (fclose(out) || failed || rename(tmp, f->path)) {
         unlink(tmp);
         return -1;
     }
