@@ -4,7 +4,8 @@
 # ranks (sampled: every algorithm, shared memory and point-to-point, still comes up), bcast and
 # allgather on 3 (single copy where the kernel allows it), the single-copy fallback after a
 # denial mid-job on 3 (cma_midway.c), the error paths, MPI_Reduce_local's conformance under one vector ISA, the
-# shared region's segment checks and a small soak, and legal odd arguments. Each runs through
+# shared region's segment checks and a small soak, legal odd arguments, and datatypes with holes
+# (MPI_Reduce_local up to a buffer's true extent). Each runs through
 # asan_mpi.sh, which fails on any leak vred allocated and allows the MPI's own.
 if(NOT VRED_SANITIZE)
   return()
@@ -14,7 +15,7 @@ if(NOT TARGET vred_asan_mpi)
 endif()
 add_dependencies(vred_asan_mpi test_mpi_coll_${flavor} test_mpi_coll_move_${flavor}
   test_mpi_errors_${flavor} test_mpi_conformance_${flavor} test_mpi_shm_safety_${flavor}
-  test_mpi_coll_edge_${flavor} test_mpi_cma_midway_${flavor})
+  test_mpi_coll_edge_${flavor} test_mpi_cma_midway_${flavor} test_mpi_holes_${flavor})
 set(asan_run ${PROJECT_SOURCE_DIR}/tests/sanitize/asan_mpi.sh ${PROJECT_SOURCE_DIR} --)
 # MPICH 4.0 busy-polls: oversubscribed it is slower, so it samples more thinly.
 if(ompi)
@@ -28,7 +29,7 @@ else()
 endif()
 set(asan_names asan_mpi_coll_${flavor}_np2 asan_mpi_coll_${flavor}_np3 asan_mpi_coll_move_${flavor}_np3
   asan_mpi_errors_${flavor} asan_mpi_conformance_${flavor}_avx2 asan_mpi_shm_${flavor}_segment_soak
-  asan_mpi_coll_${flavor}_edge asan_mpi_cma_${flavor}_midway)
+  asan_mpi_coll_${flavor}_edge asan_mpi_cma_${flavor}_midway asan_mpi_coll_${flavor}_holes)
 add_test(NAME asan_mpi_coll_${flavor}_np2
   COMMAND ${asan_run} ${mpiexec} -np 2 $<TARGET_FILE:test_mpi_coll_${flavor}> --expect-vred ${asan_sample2})
 add_test(NAME asan_mpi_coll_${flavor}_np3
@@ -47,4 +48,6 @@ add_test(NAME asan_mpi_shm_${flavor}_segment_soak
   COMMAND ${asan_run} ${mpiexec} -np 2 $<TARGET_FILE:test_mpi_shm_safety_${flavor}> --segment --soak 5000)
 add_test(NAME asan_mpi_coll_${flavor}_edge
   COMMAND ${asan_run} ${mpiexec} -np 3 $<TARGET_FILE:test_mpi_coll_edge_${flavor}>)
+add_test(NAME asan_mpi_coll_${flavor}_holes
+  COMMAND ${asan_run} ${mpiexec} -np 2 $<TARGET_FILE:test_mpi_holes_${flavor}>)
 set_tests_properties(${asan_names} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS asan)
