@@ -3,7 +3,10 @@
  * the call to the MPI while the others ran vred's algorithm would hang them:
  *   - MPI_Exscan with a null receive buffer at rank 0 (not significant there);
  *   - MPI_Reduce_scatter with a zero count and a null receive buffer on one rank;
- *   - MPI_Reduce with a null receive buffer at every non-root.
+ *   - MPI_Reduce with a null receive buffer at every non-root;
+ *   - MPI_Bcast received at MPI_BOTTOM with a struct datatype of absolute addresses (the root
+ *     sends n MPI_INT from its buffer): a small one's root does not wait (shm/small.c), so such a
+ *     receiver must be served by unpacking, not refused for its null buffer.
  * Each under every algorithm vred has, compared with the MPI's result. Run on 3+ ranks.
  */
 #include <mpi.h>
@@ -72,9 +75,41 @@ int main(int argc, char **argv)
         PMPI_Reduce(in, want, N, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
         if (rank == root) check("reduce, null recvbuf at non-roots", algs[k], got, want, N, rank);
     }
+    const char *bcast_algs[] = {"auto", "pipe", "cma", "mpi"};
+    enum { NB = 64 }; /* a one-step bcast: a few hundred bytes */
+    for (int k = 0; k < 4; k++) {
+        force("bcast", bcast_algs[k]);
+        int root = p - 1;
+        for (int i = 0; i < NB; i++) got[i] = rank == root ? i * 3 + 1 : -1;
+        MPI_Bcast(got, NB, MPI_INT, root, MPI_COMM_WORLD); /* the node's region made */
+        for (int i = 0; i < NB; i++) got[i] = rank == root ? i * 5 + 2 : -1;
+        int rc;
+        if (rank == root) {
+            rc = MPI_Bcast(got, NB, MPI_INT, root, MPI_COMM_WORLD);
+        } else {
+            MPI_Aint at;
+            MPI_Get_address(got, &at);
+            int len = NB;
+            MPI_Datatype abs_type, ints = MPI_INT;
+            MPI_Type_create_struct(1, &len, &at, &ints, &abs_type);
+            MPI_Type_commit(&abs_type);
+            rc = MPI_Bcast(MPI_BOTTOM, 1, abs_type, root, MPI_COMM_WORLD);
+            MPI_Type_free(&abs_type);
+        }
+        for (int i = 0; i < NB; i++) want[i] = i * 5 + 2;
+        if (rc != MPI_SUCCESS) {
+            printf("FAIL rank %d: bcast to MPI_BOTTOM alg=%s returned %d\n", rank,
+                   bcast_algs[k], rc);
+            failures++;
+        } else {
+            check("bcast to MPI_BOTTOM with absolute addresses", bcast_algs[k], got, want, NB,
+                  rank);
+        }
+    }
     force("scan", "auto");
     force("reduce_scatter", "auto");
     force("reduce", "auto");
+    force("bcast", "auto");
 
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
