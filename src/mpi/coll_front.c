@@ -399,8 +399,14 @@ static int settle(int agreed, const int all[5], int local_ok, vred_alg alg, int 
 static int unpack_to(void *ctx, const void *bytes, size_t n)
 {
     const vred_front_unpack *u = ctx;
-    int pos = 0;
-    return PMPI_Unpack(bytes, (int)n, &pos, u->buf, (int)(n / u->type_bytes), u->type, u->comm);
+    int pos = 0, count = (int)(n / u->type_bytes);
+    if (u->buf)
+        return PMPI_Unpack(bytes, (int)n, &pos, u->buf, count, u->type, u->comm);
+    /* MPI_BOTTOM (a datatype of absolute addresses), which MPICH 4.0's MPI_Unpack refuses as a
+     * null pointer: a message to itself, sent as MPI_PACKED (received by any datatype of the
+     * packed data's signature). */
+    return PMPI_Sendrecv(bytes, (int)n, MPI_PACKED, 0, 0, MPI_BOTTOM, count, u->type, 0, 0,
+                         MPI_COMM_SELF, MPI_STATUS_IGNORE);
 }
 
 /* The one-step bcast (shm/small.c) and what it decided: the front's return value. */
