@@ -73,7 +73,8 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
 
 /* A bcast receiver whose datatype is not contiguous (a->unpack): the root of a small bcast does
  * not wait for its receivers' agreement (shm/small.c), so such a receiver is served by unpacking
- * the root's bytes into buf (PMPI_Unpack) instead of every rank passing the call on. */
+ * the root's bytes into buf (PMPI_Unpack; at MPI_BOTTOM, buf null with a datatype of absolute
+ * addresses, by a message to itself) instead of every rank passing the call on. */
 typedef struct {
     void *buf;
     MPI_Datatype type;
