@@ -52,11 +52,11 @@ static const char *coll_name[NCOLL] = {"allreduce", "reduce", "reduce_scatter_bl
 static const char *coll_force[NCOLL] = {"allreduce", "reduce", "reduce_scatter",
                                         "reduce_scatter", "scan", "scan"};
 /* The algorithms of src/coll/select.c, per collective, and "auto". */
-static const char *const algs[NCOLL][8] = {
-    {"auto", "recdbl", "binomial", "redscat", "ring", "dpml", "ma", NULL},
-    {"auto", "binomial", "redscat", "ring", "dpml", "ma", NULL},
-    {"auto", "binomial", "redscat", "ring", "dpml", "ma", NULL},
-    {"auto", "binomial", "redscat", "ring", "dpml", "ma", NULL},
+static const char *const algs[NCOLL][9] = {
+    {"auto", "recdbl", "binomial", "redscat", "ring", "dpml", "ma", "cma", NULL},
+    {"auto", "binomial", "redscat", "ring", "dpml", "ma", "cma", NULL},
+    {"auto", "binomial", "redscat", "ring", "dpml", "ma", "cma", NULL},
+    {"auto", "binomial", "redscat", "ring", "dpml", "ma", "cma", NULL},
     {"auto", "recdbl", NULL},
     {"auto", "recdbl", NULL},
 };

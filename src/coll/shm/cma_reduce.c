@@ -23,9 +23,10 @@
  *
  * Three posts per call on every rank:
  *   1. the addresses peers read (the send buffer) and write (the receive buffer, or none), and
- *      whether this rank can take part: its private blocks exist, and it is not a reduce_scatter
- *      in place whose result would overwrite input that lower ranks still read. If any rank
- *      cannot, every rank runs the movement-avoiding algorithm instead.
+ *      whether this rank can take part: its private blocks exist, and so does the buffer that
+ *      holds its sum where a reduce_scatter in place would write it over input that lower ranks
+ *      still read (copied after step 3). If any rank cannot, every rank runs the
+ *      movement-avoiding algorithm instead.
  *   2. the first chunk, read and folded into the private block, and one word written to the next
  *      rank: the check that the kernel still permits both. Nothing of the caller's has changed
  *      yet, so if a read or write failed on any rank (a filter installed since the node's probe,
@@ -68,6 +69,7 @@ typedef struct {
     const size_t *disp;    /* p + 1 block boundaries, elements */
     char *acc, *tmp;       /* the private blocks */
     char *own_out;         /* where this rank's block goes in its own receive buffer, or NULL */
+    char *hold;            /* in place, a reduce_scatter block not first: its sum until the end */
     int nt;                /* that copy with streaming stores */
     int cls;               /* the call's size class (log2 bytes) */
 } cma_call;
@@ -148,13 +150,33 @@ static uint64_t out_for_peers(const cma_call *k)
     return wanted ? (uint64_t)(uintptr_t)k->a->rbuf : 0;
 }
 
-/* 1 if this rank can take part (step 1): its private blocks, and no reduce_scatter in place
- * whose block does not start the vector (its sum would land on input others read). */
-static int ready(const cma_call *k)
+/* Where an in-place reduce_scatter's block is not the vector's first, its sum belongs at the
+ * start of the buffer, over input that lower ranks still read: it is held in a private buffer
+ * (kept with the region, grown as needed) and copied there once every rank has read its last
+ * chunk. (Handed to the movement-avoiding algorithm instead, such calls folded in its order,
+ * not in this one's: in place gave other bits than separate buffers.) NULL if out of memory. */
+static char *hold_for(vred_shm *s, size_t bytes)
+{
+    if (bytes > s->cma_hold_bytes) {
+        char *b = realloc(s->cma_hold, bytes);
+        if (!b) return NULL;
+        s->cma_hold = b, s->cma_hold_bytes = bytes;
+    }
+    return s->cma_hold;
+}
+
+/* 1 if this rank can take part (step 1): its private blocks, and a place to hold its sum where
+ * an in-place reduce_scatter needs one (k->hold, then where its block goes). */
+static int ready(cma_call *k)
 {
     if (!k->s->cma_buf) k->s->cma_buf = aligned_alloc(LINE, 2 * (size_t)BLOCK_BYTES);
+    size_t mine = (k->disp[k->r + 1] - k->disp[k->r]) * k->es;
     int shifted = k->kind == CMA_REDUCE_SCATTER && k->a->sbuf == k->a->rbuf && k->disp[k->r];
-    return k->s->cma_buf && !shifted;
+    if (shifted && mine) {
+        k->hold = hold_for(k->s, mine);
+        if (k->hold) k->own_out = k->hold;
+    }
+    return k->s->cma_buf && (!shifted || !mine || k->hold);
 }
 
 /* The partial sums' block, at the offset within a line of the first peer read into it (the
@@ -284,6 +306,8 @@ static int run(const vred_shm_args *a, cma_kind kind)
                      __ATOMIC_RELAXED);
     vred_shm_post(s);
     vred_shm_wait_all(s, seq0 + 3);
+    if (k.hold) /* no rank reads this rank's input any more */
+        vred_copy(a->rbuf, k.hold, (k.disp[k.r + 1] - k.disp[k.r]) * k.es, 0);
     rebalance(&k, t_work);
     return MPI_SUCCESS;
 }

@@ -97,6 +97,9 @@ typedef struct {
     uint64_t cma_word;   /* private: the word peers write (vred_shm_ctl.cma_word points here) */
     void *cma_buf;       /* private: the reductions' two blocks (cma_reduce.c), made at their
                             first call; NULL before */
+    char *cma_hold;      /* private: an in-place reduce_scatter's sum held until every rank has
+                            read its input (cma_reduce.c), cma_hold_bytes long; NULL before */
+    size_t cma_hold_bytes;
     float cma_share[VRED_SHM_CLASSES]; /* private: this rank's share as a reduce's root, by
                                           size class (log2 bytes; cma_split.h); 0: not yet */
     MPI_Comm comm;       /* the node's communicator: a long wait drives the MPI's progress on it
