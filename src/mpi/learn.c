@@ -433,29 +433,36 @@ static void cell_line(char *line, size_t size, vred_coll coll, int k, const cand
 
 /* Another communicator of this shape (the same cache file) may have measured the class since
  * this one read the file at its creation: MPI_COMM_WORLD and a duplicate made before world's
- * first calls. Rank 0 reads the file again, and a cell found there (not one marked as measured
- * in a slow spell) is taken as it is, so that communicators of one shape pick alike in a run
- * and the file keeps the answer the next run reads. 1 if taken (on every rank). */
+ * first calls. Rank 0 reads the file again, and takes the cell found there where this
+ * communicator had none, or where it had one kept from a slow spell (due again) and the file's
+ * has been measured since (its alg or its run of spells differs): so communicators of one
+ * shape pick alike in a run and the file keeps the answer the next run reads. A cell measured
+ * in a spell is taken as it is, spell mark and all: measuring again is the next run's business,
+ * as for the communicator that measured it (vred_learn). 1 if taken (on every rank). */
 static int measured_meanwhile(vred_comm *vc, vred_coll coll, int k)
 {
-    signed char cell[3] = {VRED_ALG_AUTO, 0, 0}; /* alg, nt, skew_cma */
+    signed char cell[4] = {VRED_ALG_AUTO, 0, 0, 0}; /* alg, nt, skew_cma, spell_runs */
     if (vc->rank == 0) {
         vred_learned fresh;
         vred_learn_file f;
         memset(&fresh, 0, sizeof fresh); /* every cell VRED_ALG_AUTO (0): nothing known */
         vred_learn_file_for(vc, &f);
         vred_learn_file_read(&f, &fresh);
-        if (fresh.alg[coll][k] != VRED_ALG_AUTO && !fresh.spell[coll][k])
+        int had = vc->learned.spell[coll][k] == 1; /* a kept cell, due again */
+        int since = fresh.alg[coll][k] != vc->learned.alg[coll][k] ||
+                    fresh.spell_runs[coll][k] != vc->learned.spell_runs[coll][k];
+        if (fresh.alg[coll][k] != VRED_ALG_AUTO && (!had || since))
             cell[0] = fresh.alg[coll][k], cell[1] = fresh.nt[coll][k],
-            cell[2] = fresh.skew_cma[coll][k];
+            cell[2] = fresh.skew_cma[coll][k], cell[3] = (signed char)fresh.spell_runs[coll][k];
     }
-    if (vred_next()->Bcast(cell, 3, MPI_SIGNED_CHAR, 0, vc->comm) != MPI_SUCCESS ||
+    if (vred_next()->Bcast(cell, 4, MPI_SIGNED_CHAR, 0, vc->comm) != MPI_SUCCESS ||
         cell[0] == VRED_ALG_AUTO)
         return 0;
     vc->learned.alg[coll][k] = cell[0];
     vc->learned.nt[coll][k] = cell[1];
     vc->learned.skew_cma[coll][k] = cell[2];
-    vc->learned.spell[coll][k] = 0;
+    vc->learned.spell_runs[coll][k] = (unsigned char)cell[3];
+    vc->learned.spell[coll][k] = (signed char)(cell[3] ? 2 : 0); /* nothing more this run */
     return 1;
 }
 
@@ -465,9 +472,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
     double med[NCAND];
     int spell_before = vc->learned.spell[coll][k]; /* 1: measured again (select.c) */
     vred_front_invalidate(); /* the class's selection changes */
-    if (vc->learned.mode == VRED_LEARN_ON && spell_before != 1 &&
-        measured_meanwhile(vc, coll, k))
-        return;
+    if (vc->learned.mode == VRED_LEARN_ON && measured_meanwhile(vc, coll, k)) return;
     /* A cell that cannot be measured (no buffers, a failed timing) follows the model for the
      * rest of this run, marked with a value no algorithm has, or keeps what the cache held for
      * it; either way it is not tried again. */
