@@ -22,8 +22,8 @@ static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     }
     a.sbuf = a.rbuf = buffer; /* the root sends from it, the others receive into it */
     vred_front_unpack u = {buffer, datatype, tbytes, comm};
-    /* (buffer may be MPI_BOTTOM, null, with a datatype of absolute addresses: PMPI_Unpack
-     * takes it as the MPI would.) */
+    /* (buffer may be MPI_BOTTOM, null, with a datatype of absolute addresses: the front's
+     * unpack_to handles it.) */
     if (root_ok && !packed && a.rank != root) a.unpack = &u;
     a.count = (size_t)count * tbytes; /* bytes: the same on every rank */
     a.root = root_ok ? root : -1;

@@ -19,7 +19,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     size_t n = argc > 1 ? (size_t)atol(argv[1]) : (size_t)1 << 20;
     float *s = malloc(n * sizeof *s), *r = malloc(n * sizeof *r), *w = malloc(n * sizeof *w);
-    for (size_t i = 0; i < n; i++) s[i] = (float)((i * 7 + (size_t)rank * 3) % 101) * 0.125f;
+    /* Values whose sums round: an element summed from another bank's bytes shows. */
+    for (size_t i = 0; i < n; i++) s[i] = (float)(i % 1000) * 1e-3f + (float)rank * 1.7f;
     for (int call = 0; call < 5; call++) {
         memset(r, 0, n * sizeof *r);
         MPI_Allreduce(s, r, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
