@@ -194,8 +194,9 @@ static const knob knobs[] = {
      "the kernel permits it; off = through the shared segment only", 0, 0},
     {"VRED_CMA_ROOT_SHARE", KNOB_INT, "0..99", "0", apply_cma_root_share,
      "percent of the vector a reduce's root folds itself under `cma` (the other ranks split the "
-     "rest and write their sums to it); 0 = balanced after every call by what each rank's block "
-     "cost", 0, 99},
+     "rest and write their sums to it), and of the message a bcast's root writes into every "
+     "reader under `cma` (they read the rest); 0 = balanced after every call by what each "
+     "rank's part cost", 0, 99},
     {"VRED_NT", KNOB_ENUM, "auto|on|off", "auto", apply_nt,
      "streaming stores in shared-memory copies: auto = out of a bank when the working set "
      "exceeds the cache, into one where ordinary stores measure slow; on = always; off = never",

@@ -63,7 +63,8 @@ typedef struct {
     int shm;                 /* VRED_SHM: 0 = never use a shared region (point-to-point only) */
     int cma;                 /* VRED_CMA: 0 = never read a peer's memory (cross-memory attach) */
     int cma_root_share;      /* VRED_CMA_ROOT_SHARE: percent of a cma reduce's vector the root
-                                reduces; 0 = balanced by measurement (coll/shm/cma_split.h) */
+                                reduces, and of a cma bcast's message it writes into each
+                                reader; 0 = balanced by measurement (coll/shm/cma_split.h) */
     int sockets;             /* VRED_SOCKETS: split each node's ranks into k groups; 0 = hwloc */
     long shm_slice;          /* VRED_SHM_SLICE: largest slice I_max in bytes; 0 = built in */
     long shm_cell;           /* VRED_SHM_CELL: the bcast pipeline's cell in bytes; 0 = built in */

@@ -228,8 +228,7 @@ static void setup(cma_call *k, const vred_shm_args *a, cma_kind kind)
                     .es = a->esize, .disp = n->disp};
     k->I = CHUNK_BYTES / k->es ? CHUNK_BYTES / k->es : 1;
     size_t s = a->count * k->es, pp = (size_t)k->p; /* (reduce_scatter: the counts' sum) */
-    k->cls = 63 - __builtin_clzll((unsigned long long)s | 1);
-    if (k->cls >= VRED_SHM_CLASSES) k->cls = VRED_SHM_CLASSES - 1;
+    k->cls = vred_cma_class(s, VRED_SHM_CLASSES);
     /* Working set (the copy rule, local/copy.h): the send buffers, the receive buffers that
      * get the whole vector, the private blocks. */
     size_t recv = kind == CMA_ALLREDUCE ? s * pp : kind == CMA_REDUCE ? s : s / pp;

@@ -13,6 +13,10 @@
  * its bits (the fold order is x_0 op (x_1 op ...) whoever computes it), so the result stays
  * bitwise reproducible while the split moves.
  *
+ * A bcast's root (bcast_cma.c) walks its own share the same way: the part of the message it
+ * writes into every reader while they read the rest, its writes against the slowest reader's
+ * read.
+ *
  * Pure arithmetic, checked by tests/unit/test_cma_split.c.
  */
 #ifndef VRED_CMA_SPLIT_H
@@ -51,6 +55,13 @@ static inline void vred_cma_split(size_t count, int p, int root, double share, s
         if (q == p - 1 || end > count) end = count;
         disp[q + 1] = end < disp[q] ? disp[q] : end;
     }
+}
+
+/* The size class of a call of `bytes` (log2, below `classes`): the index of its learned share. */
+static inline int vred_cma_class(size_t bytes, int classes)
+{
+    int k = 63 - __builtin_clzll((unsigned long long)bytes | 1);
+    return k < classes ? k : classes - 1;
 }
 
 static inline double vred_cma_share_clamp(double share)

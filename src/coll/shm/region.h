@@ -102,6 +102,8 @@ typedef struct {
     size_t cma_hold_bytes;
     float cma_share[VRED_SHM_CLASSES]; /* private: this rank's share as a reduce's root, by
                                           size class (log2 bytes; cma_split.h); 0: not yet */
+    float cma_bcast_share[VRED_SHM_CLASSES]; /* private: the same as a bcast's root: the part
+                                                it writes into each reader (bcast_cma.c) */
     MPI_Comm comm;       /* the node's communicator: a long wait drives the MPI's progress on it
                             (sync.c) */
     vred_stores_table stores; /* private: how this rank's copies into the banks ran, by use and
