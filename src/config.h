@@ -2,6 +2,7 @@
 #ifndef VRED_CONFIG_H
 #define VRED_CONFIG_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include "vred.h"
 
@@ -87,6 +88,14 @@ const vred_config *vred_config_get(void);
 
 /* One line per knob: name, value in effect, accepted values (for vred-info). */
 void vred_config_print(FILE *out);
+
+/* The knobs one by one (for the ranks' check that they all run with the same settings,
+ * src/mpi/pmpi_init.c): how many, the name of knob k, and a 64-bit digest of its value in
+ * effect (equal values, equal digests). */
+enum { VRED_CONFIG_KNOBS_MAX = 64 }; /* vred_config_knobs() is at most this */
+size_t vred_config_knobs(void);
+const char *vred_config_knob_name(size_t k);
+uint64_t vred_config_knob_digest(size_t k);
 
 /* "binomial", ... for an algorithm; "?" if out of range. */
 const char *vred_alg_name(vred_alg a);
