@@ -193,14 +193,18 @@ static inline __m256i loc_pick32(__m256i x, __m256i y, __m256i take_x, __m256i e
     return _mm256_blendv_epi8(_mm256_blendv_epi8(y, x, take_x), tie, equal);
 }
 /* Ordered compares: a NaN value never wins and never ties, so y is kept, as in the scalar. */
+/* The values alone, each copied over its pair's index lane: a float compare of the index lanes
+ * reads index bits as a float (-1 is a NaN), and even the quiet predicates raise FE_INVALID on a
+ * signaling NaN, which the MPI's scalar loop does not (SIGFPE where the program traps it). */
 #define CMP_PS(x, y, pred) SI(_mm256_cmp_ps(PS(x), PS(y), pred))
+#define CMP_VAL32(x, y, pred) SI(_mm256_cmp_ps(_mm256_moveldup_ps(PS(x)), _mm256_moveldup_ps(PS(y)), pred))
 static inline __m256i maxloc_float_int(__m256i x, __m256i y)
 {
-    return loc_pick32(x, y, CMP_PS(x, y, _CMP_GT_OQ), CMP_PS(x, y, _CMP_EQ_OQ), _mm256_min_epi32(x, y));
+    return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_GT_OQ), CMP_VAL32(x, y, _CMP_EQ_OQ), _mm256_min_epi32(x, y));
 }
 static inline __m256i minloc_float_int(__m256i x, __m256i y)
 {
-    return loc_pick32(x, y, CMP_PS(x, y, _CMP_LT_OQ), CMP_PS(x, y, _CMP_EQ_OQ), _mm256_min_epi32(x, y));
+    return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_LT_OQ), CMP_VAL32(x, y, _CMP_EQ_OQ), _mm256_min_epi32(x, y));
 }
 static inline __m256i maxloc_2int(__m256i x, __m256i y)
 {
@@ -214,12 +218,12 @@ static inline __m256i minloc_2int(__m256i x, __m256i y)
  * x.i < y.i ? x.i : y.i, NaN included. */
 static inline __m256i maxloc_2float(__m256i x, __m256i y)
 {
-    return loc_pick32(x, y, CMP_PS(x, y, _CMP_GT_OQ), CMP_PS(x, y, _CMP_EQ_OQ),
+    return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_GT_OQ), CMP_VAL32(x, y, _CMP_EQ_OQ),
                       SI(_mm256_min_ps(PS(x), PS(y))));
 }
 static inline __m256i minloc_2float(__m256i x, __m256i y)
 {
-    return loc_pick32(x, y, CMP_PS(x, y, _CMP_LT_OQ), CMP_PS(x, y, _CMP_EQ_OQ),
+    return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_LT_OQ), CMP_VAL32(x, y, _CMP_EQ_OQ),
                       SI(_mm256_min_ps(PS(x), PS(y))));
 }
 /* One pair per 128-bit lane, the value in the even 64-bit lane and the index in the odd one:
@@ -232,7 +236,7 @@ static inline __m256i loc_pick64(__m256i x, __m256i y, __m256d take_x, __m256d e
     __m256i tie = _mm256_blend_epi32(y, lower, 0xcc);
     return _mm256_blendv_epi8(_mm256_blendv_epi8(y, x, take), tie, eq);
 }
-#define CMP_PD(x, y, pred) _mm256_cmp_pd(PD(x), PD(y), pred)
+#define CMP_PD(x, y, pred) _mm256_cmp_pd(_mm256_movedup_pd(PD(x)), _mm256_movedup_pd(PD(y)), pred)
 static inline __m256i lower_2double(__m256i x, __m256i y) { return SI(_mm256_min_pd(PD(x), PD(y))); }
 static inline __m256i maxloc_2double(__m256i x, __m256i y)
 {

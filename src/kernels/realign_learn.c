@@ -34,6 +34,7 @@
  * once per process; every rank measures for itself, which is harmless: both forms give the
  * same bytes. VRED_REALIGN_FROM pins every bound.
  */
+#include <fenv.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +167,14 @@ size_t vred_realign_from_learn(vred_realign_isa isa)
     }
     /* One thread measures; the others (a split reduction's workers) take the default meanwhile. */
     if (__atomic_exchange_n(&learning[isa], 1, __ATOMIC_ACQ_REL)) return default_from[isa];
+    /* The probe sums floats in the caller's thread, inside its call: hold the floating-point
+     * environment (flags cleared, traps off) and put it back, so that an integer reduction
+     * neither raises FE_INEXACT in the program nor traps where it enabled that. */
+    fenv_t env;
+    int held = feholdexcept(&env) == 0;
     probe pr = probe_for(isa);
     v = pr.sum ? measure(&pr, isa, ratio[isa]) : default_from[isa];
+    if (held) fesetenv(&env);
     how[isa] = pr.sum ? VRED_REALIGN_MEASURED : 0;
     __atomic_store_n(&vred_realign_from_bytes[isa], v, __ATOMIC_RELEASE);
     return v;

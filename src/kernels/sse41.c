@@ -157,6 +157,11 @@ static inline __m128i prod_c64(__m128i x, __m128i y)
 /* MAXLOC/MINLOC on {32-bit value, 32-bit index} pairs: value lanes are even, index lanes odd.
  * take_x and equal hold the value comparison in the even lanes; both are spread over the pair.
  * On a tie the value stays y's (+0 and -0 tie) and the index is idx_min, the lower one. */
+/* The values alone, each copied over its pair's index lane: a float compare of the index lanes
+ * would read index bits as a float (-1 is a NaN) and raise FE_INVALID, which the MPI's scalar
+ * loop does not (SIGFPE where the program traps it). */
+#define VAL32(v) _mm_moveldup_ps(PS(v))
+#define VAL64(v) _mm_movedup_pd(PD(v))
 static inline __m128i loc_pick32(__m128i x, __m128i y, __m128i take_x, __m128i equal,
                                  __m128i idx_min)
 {
@@ -168,12 +173,12 @@ static inline __m128i loc_pick32(__m128i x, __m128i y, __m128i take_x, __m128i e
 /* Ordered compares: a NaN value never wins and never ties, so y is kept, as in the scalar. */
 static inline __m128i maxloc_float_int(__m128i x, __m128i y)
 {
-    return loc_pick32(x, y, SI(_mm_cmpgt_ps(PS(x), PS(y))), SI(_mm_cmpeq_ps(PS(x), PS(y))),
+    return loc_pick32(x, y, SI(_mm_cmpgt_ps(VAL32(x), VAL32(y))), SI(_mm_cmpeq_ps(VAL32(x), VAL32(y))),
                       _mm_min_epi32(x, y));
 }
 static inline __m128i minloc_float_int(__m128i x, __m128i y)
 {
-    return loc_pick32(x, y, SI(_mm_cmplt_ps(PS(x), PS(y))), SI(_mm_cmpeq_ps(PS(x), PS(y))),
+    return loc_pick32(x, y, SI(_mm_cmplt_ps(VAL32(x), VAL32(y))), SI(_mm_cmpeq_ps(VAL32(x), VAL32(y))),
                       _mm_min_epi32(x, y));
 }
 static inline __m128i maxloc_2int(__m128i x, __m128i y)
@@ -188,12 +193,12 @@ static inline __m128i minloc_2int(__m128i x, __m128i y)
  * x.i < y.i ? x.i : y.i, NaN included. */
 static inline __m128i maxloc_2float(__m128i x, __m128i y)
 {
-    return loc_pick32(x, y, SI(_mm_cmpgt_ps(PS(x), PS(y))), SI(_mm_cmpeq_ps(PS(x), PS(y))),
+    return loc_pick32(x, y, SI(_mm_cmpgt_ps(VAL32(x), VAL32(y))), SI(_mm_cmpeq_ps(VAL32(x), VAL32(y))),
                       SI(_mm_min_ps(PS(x), PS(y))));
 }
 static inline __m128i minloc_2float(__m128i x, __m128i y)
 {
-    return loc_pick32(x, y, SI(_mm_cmplt_ps(PS(x), PS(y))), SI(_mm_cmpeq_ps(PS(x), PS(y))),
+    return loc_pick32(x, y, SI(_mm_cmplt_ps(VAL32(x), VAL32(y))), SI(_mm_cmpeq_ps(VAL32(x), VAL32(y))),
                       SI(_mm_min_ps(PS(x), PS(y))));
 }
 /* One pair per vector, the value in 64-bit lane 0, the index in lane 1: Fortran
@@ -209,21 +214,21 @@ static inline __m128i loc_pick64(__m128i x, __m128i y, __m128d take_x, __m128d e
 static inline __m128i lower_2double(__m128i x, __m128i y) { return SI(_mm_min_pd(PD(x), PD(y))); }
 static inline __m128i maxloc_2double(__m128i x, __m128i y)
 {
-    return loc_pick64(x, y, _mm_cmpgt_pd(PD(x), PD(y)), _mm_cmpeq_pd(PD(x), PD(y)), lower_2double(x, y));
+    return loc_pick64(x, y, _mm_cmpgt_pd(VAL64(x), VAL64(y)), _mm_cmpeq_pd(VAL64(x), VAL64(y)), lower_2double(x, y));
 }
 static inline __m128i minloc_2double(__m128i x, __m128i y)
 {
-    return loc_pick64(x, y, _mm_cmplt_pd(PD(x), PD(y)), _mm_cmpeq_pd(PD(x), PD(y)), lower_2double(x, y));
+    return loc_pick64(x, y, _mm_cmplt_pd(VAL64(x), VAL64(y)), _mm_cmpeq_pd(VAL64(x), VAL64(y)), lower_2double(x, y));
 }
 /* {double, int}: SMIN on 32-bit lanes gives the lower index (and a minimum of padding that the
  * store replaces with out's own). The ordered compares make a NaN value lose and never tie. */
 static inline __m128i maxloc_double_int(__m128i x, __m128i y)
 {
-    return loc_pick64(x, y, _mm_cmpgt_pd(PD(x), PD(y)), _mm_cmpeq_pd(PD(x), PD(y)), _mm_min_epi32(x, y));
+    return loc_pick64(x, y, _mm_cmpgt_pd(VAL64(x), VAL64(y)), _mm_cmpeq_pd(VAL64(x), VAL64(y)), _mm_min_epi32(x, y));
 }
 static inline __m128i minloc_double_int(__m128i x, __m128i y)
 {
-    return loc_pick64(x, y, _mm_cmplt_pd(PD(x), PD(y)), _mm_cmpeq_pd(PD(x), PD(y)), _mm_min_epi32(x, y));
+    return loc_pick64(x, y, _mm_cmplt_pd(VAL64(x), VAL64(y)), _mm_cmpeq_pd(VAL64(x), VAL64(y)), _mm_min_epi32(x, y));
 }
 /* {short, 2 padding bytes, int}: the value in the low half of the even 32-bit lane; shifted to
  * the top half it compares as an int32 in the same order, without the padding. */

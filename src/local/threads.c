@@ -24,6 +24,7 @@
  * sequentially consistent, so no wake-up is lost.
  */
 #define _GNU_SOURCE
+#include <fenv.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -82,6 +83,7 @@ typedef struct {
     const char *a, *b;
     char *out;
     size_t bounds[VRED_THREADS_MAX + 1]; /* part k: elements [bounds[k], bounds[k + 1]) */
+    fenv_t env;                          /* the owner's floating-point environment */
 } job_t;
 
 struct pool;
@@ -103,6 +105,7 @@ typedef struct pool {
     _Atomic int sleepers;                  /* workers blocked (or about to block) on go */
     _Alignas(64) _Atomic size_t remaining; /* chunks of the current job not yet finished */
     _Atomic int owner_sleeps;              /* the owner is blocked (or about to) on done */
+    _Atomic int raised;                    /* FE_* flags the workers' chunks raised */
     cursor_t cur[VRED_THREADS_MAX];
     job_t job;
     int nworkers;
@@ -153,7 +156,11 @@ static long claim(pool_t *p, int k, uint32_t seq)
     }
 }
 
-/* Run chunks of job `seq`, own part first, then the others' leftovers. Returns chunks run. */
+/* Run chunks of job `seq`, own part first, then the others' leftovers. Returns chunks run.
+ * A worker (self > 0) runs them in the owner's floating-point environment, taken at its first
+ * claim, and hands the flags they raised to the owner: the rounding mode (fesetround), FTZ/DAZ
+ * and the flags are per thread, and a split reduction must round and report as the owner's
+ * own loop would (FE_UPWARD: a worker's half of an 80 MiB float sum rounded to nearest). */
 static size_t run_chunks(pool_t *p, int self, int parts, uint32_t seq)
 {
     size_t ran = 0;
@@ -162,6 +169,10 @@ static size_t run_chunks(pool_t *p, int self, int parts, uint32_t seq)
         long i;
         while ((i = claim(p, k, seq)) >= 0) {
             const job_t *j = &p->job; /* stable: the job cannot end while this chunk is claimed */
+            if (self && !ran) {
+                fesetenv(&j->env);
+                feclearexcept(FE_ALL_EXCEPT);
+            }
             size_t base = part_base(j, k);
             size_t lo = i ? base + (size_t)i * j->chunk : j->bounds[k];
             size_t hi = base + ((size_t)i + 1) * j->chunk;
@@ -171,6 +182,8 @@ static size_t run_chunks(pool_t *p, int self, int parts, uint32_t seq)
             ran++;
         }
     }
+    int raised = self && ran ? fetestexcept(FE_ALL_EXCEPT) : 0;
+    if (raised) atomic_fetch_or(&p->raised, raised); /* before finish(): the owner waits for it */
     return ran;
 }
 
@@ -388,10 +401,14 @@ void vred_par_reduce3_n(const vred_entry *e, size_t esize, const void *a, const 
         atomic_store_explicit(&p->cur[k].v, (uint64_t)seq << 32 | n << 16, memory_order_release);
     }
     atomic_store_explicit(&p->remaining, total, memory_order_relaxed);
+    atomic_store_explicit(&p->raised, 0, memory_order_relaxed);
+    fegetenv(&j->env);
     publish(p, g);
     finish(p, run_chunks(p, 0, parts, seq), 0);
     wait_done(p);
+    int raised = atomic_load(&p->raised);
     atomic_flag_clear_explicit(&busy, memory_order_release);
+    if (raised) feraiseexcept(raised);
 }
 
 static int affinity_cpus(void)
