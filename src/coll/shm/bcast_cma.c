@@ -32,7 +32,16 @@
 
 enum { TAIL_MIN = 16 << 10, PAGE = 4096 };
 
-/* 1 if the root takes a tail: the same answer on every rank (the steps depend on it). */
+/* Ranks whose counts differ (erroneous, and caught by the front's agreement for MPI_Bcast
+ * itself, but not where a hierarchical reduction hands its result back by its own count: a rank
+ * that passed fewer elements to an allreduce had 512 KiB past its buffer overwritten by the
+ * root's tail): each reader publishes its bytes with its address; the root writes only into a
+ * reader whose bytes are its own, and a reader reads no more than its own. Such a call's ranks
+ * may then post unlike (has_tail), and the job ends at the reduction's error anyway; no byte
+ * outside a buffer is written.
+ *
+ * 1 if the root takes a tail: the same answer on every rank that passed the same count (the
+ * steps depend on it). */
 static int has_tail(size_t bytes, int p)
 {
     return bytes / (size_t)p >= TAIL_MIN;
@@ -102,6 +111,8 @@ int vred_shm_bcast_cma(const vred_shm_args *a)
             t0 = vred_clock_s();
             for (int j = 1; j < p && !err; j++) {
                 int q = (root + j) % p;
+                if (__atomic_load_n(&s->ctl[q].cma_stamp, __ATOMIC_RELAXED) != bytes)
+                    continue; /* erroneous: a shorter buffer there (below) */
                 err = vred_cma_write(s, q, (const char *)a->sbuf + head,
                                      vred_cma_addr(s, q) + head, bytes - head);
             }
@@ -109,9 +120,11 @@ int vred_shm_bcast_cma(const vred_shm_args *a)
         }
     } else {
         vred_cma_publish(s, a->rbuf);
+        __atomic_store_n(&me->cma_stamp, (uint64_t)bytes, __ATOMIC_RELAXED);
         if (tail) vred_shm_post(s);
         vred_shm_wait(s, root, step);
         if (tail) head = (size_t)__atomic_load_n(&s->ctl[root].cma_out, __ATOMIC_RELAXED);
+        if (head > bytes) head = bytes;
         t0 = vred_clock_s();
         err = vred_cma_read(s, root, a->rbuf, vred_cma_addr(s, root), head);
         __atomic_store_n(&me->cma_work_ns, ns_of(vred_clock_s() - t0), __ATOMIC_RELAXED);

@@ -45,6 +45,7 @@
 #include "coll/shm/cma.h"
 #include "coll/shm/cma_split.h"
 #include "coll/shm/shm.h"
+#include "coll/shm/stamp.h"
 #include "local/copy.h"
 
 /* Bytes of each private block: 256 KiB chunks ran 1 MiB calls 10-20% faster than 64 KiB ones
@@ -254,6 +255,36 @@ static void rebalance(const cma_call *k, double t_work)
                                                          t_other, n_other);
 }
 
+/*
+ * The ranks' arguments (step 1; MPI-4.1 6.9.1: the same count, datatype and root everywhere).
+ * Each rank reads every peer's published address, and writes its part of the sum into the
+ * peers' receive buffers by its own count: a rank that passed fewer elements had the others
+ * write past the end of its buffer (2 nodes of 2, allreduce with one rank's count halved: 512
+ * KiB of its heap overwritten, the call "succeeding"). So every rank publishes its arguments
+ * with its address, and after step 1's wait all compare them: where they differ, every rank
+ * returns the same class (having posted once, like the others), before any byte moves. A peer
+ * whose words are not of this step is in another algorithm or collective (its count chose
+ * another, say): nothing keeps the two in step, and the job ends with a message.
+ */
+static int args_verdict(const cma_call *k, vred_shm_stamp mine, uint64_t step)
+{
+    vred_shm *s = k->s;
+    int type = 0, root = 0, count = 0;
+    for (int q = 0; q < k->p; q++) {
+        if (q == k->r) continue;
+        if (__atomic_load_n(&s->ctl[q].cma_step, __ATOMIC_RELAXED) != step)
+            vred_fail("a reduction by cross-memory attach: a rank of the node runs another "
+                      "collective or algorithm (erroneous: the ranks' counts, datatypes or "
+                      "roots differ)", MPI_ERR_COUNT);
+        vred_shm_stamp t = __atomic_load_n(&s->ctl[q].cma_stamp, __ATOMIC_RELAXED);
+        if (t == mine) continue;
+        type |= vred_shm_stamp_esize(t) != vred_shm_stamp_esize(mine);
+        root |= vred_shm_stamp_root(t) != vred_shm_stamp_root(mine);
+        count = 1;
+    }
+    return type ? MPI_ERR_TYPE : root ? MPI_ERR_ROOT : count ? MPI_ERR_COUNT : MPI_SUCCESS;
+}
+
 static int run(const vred_shm_args *a, cma_kind kind)
 {
     vred_shm *s = a->n->shm;
@@ -268,8 +299,14 @@ static int run(const vred_shm_args *a, cma_kind kind)
     __atomic_store_n(&me->cma_out, out_for_peers(&k), __ATOMIC_RELAXED);
     __atomic_store_n(&me->cma_ready, ready(&k), __ATOMIC_RELAXED);
     me->cma_share = kind == CMA_REDUCE && k.r == a->root ? root_share(&k) : 0;
+    vred_shm_stamp mine = vred_shm_stamp_of(VRED_STAMP_MA, k.es, kind == CMA_REDUCE ? a->root : -1,
+                                            k.disp[k.p]);
+    __atomic_store_n(&me->cma_stamp, mine, __ATOMIC_RELAXED);
+    __atomic_store_n(&me->cma_step, seq0 + 1, __ATOMIC_RELAXED);
     vred_shm_post(s);
     vred_shm_wait_all(s, seq0 + 1);
+    int verdict = args_verdict(&k, mine, seq0 + 1);
+    if (verdict != MPI_SUCCESS) return -verdict; /* the class, negated (shm.h) */
     for (int q = 0; q < k.p; q++)
         if (!__atomic_load_n(&s->ctl[q].cma_ready, __ATOMIC_RELAXED)) return fallback(a, kind);
     if (kind == CMA_REDUCE) blocks(&k, s->ctl[a->root].cma_share);

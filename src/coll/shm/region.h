@@ -46,8 +46,9 @@ typedef struct {
                                    each reduction's check that writes still work) */
     uint64_t cma_bad;           /* the step (seq value) whose read failed on the owner; 0 none */
     uint64_t cma_token;         /* the probe: the value peers must find at cma_addr */
-    uint64_t pidns_dev, pidns_ino; /* the owner's PID namespace (its /proc/self/ns/pid) */
-    pid_t pid;                  /* the owner, for telling a dead peer from a slow one */
+    uint64_t cma_stamp;         /* a CMA reduction's arguments (stamp.h), or a CMA bcast's
+                                   reader's bytes (bcast_cma.c); with cma_addr */
+    uint64_t cma_step;          /* the step that published cma_stamp (cma_reduce.c) */
     int32_t cma_ready;          /* the owner can take part in the current CMA reduction
                                    (cma_reduce.c); published with cma_addr and cma_out */
     float cma_share;            /* a reduce's root: the share of the vector it reduces in the
@@ -69,6 +70,9 @@ typedef struct {
     int32_t call_coll;          /* the collective it is in (vred_coll; -1 unknown), */
     int32_t call_alg;           /* the algorithm serving it (vred_alg), */
     uint64_t call_bytes;        /* and its bytes (vred_shm_note_call) */
+    /* Written once, when the region is made; read by the probe and the dead-peer check. */
+    uint64_t pidns_dev, pidns_ino; /* the owner's PID namespace (its /proc/self/ns/pid) */
+    pid_t pid;                  /* the owner, for telling a dead peer from a slow one */
 } vred_shm_ctl;
 _Static_assert(sizeof(vred_shm_ctl) == 256, "a control line is two cache lines for the steps "
                                             "and two for a long wait's record");
