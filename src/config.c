@@ -190,8 +190,9 @@ static const knob knobs[] = {
     {"VRED_SHM", KNOB_ENUM, "auto|off", "auto", apply_shm,
      "shared-memory algorithms inside a node; off = point-to-point only", 0, 0},
     {"VRED_CMA", KNOB_ENUM, "auto|off", "auto", apply_cma,
-     "single-copy bcast/allgather inside a node by cross-memory attach (process_vm_readv) where "
-     "the kernel permits it; off = through the shared segment only", 0, 0},
+     "single copy inside a node by cross-memory attach (process_vm_readv/writev) where the "
+     "kernel permits it: bcast, allgather and the cma reductions; off = through the shared "
+     "segment only", 0, 0},
     {"VRED_CMA_ROOT_SHARE", KNOB_INT, "0..99", "0", apply_cma_root_share,
      "percent of the vector a reduce's root folds itself under `cma` (the other ranks split the "
      "rest and write their sums to it), and of the message a bcast's root writes into every "
