@@ -295,7 +295,21 @@ static long parse_int(const char *v, long lo, long hi)
 static vred_config config;
 static long in_effect[sizeof knobs / sizeof knobs[0]]; /* ENUM: index; INT: value */
 static char malformed[sizeof knobs / sizeof knobs[0]];
-static const char *effect_text[sizeof knobs / sizeof knobs[0]]; /* PATH, SPEC: the text in effect */
+static uint64_t digest[sizeof knobs / sizeof knobs[0]]; /* of the value in effect (below) */
+
+/* FNV-1a of the value in effect: the number (ENUM, ALG: its index; INT) or the text (PATH,
+ * SPEC), so that "007" and "7", or a malformed value and none, give the same. */
+static uint64_t digest_of(const knob *kb, long value, const char *text)
+{
+    uint64_t h = 14695981039346656037ull;
+    int is_text = kb->kind == KNOB_PATH || kb->kind == KNOB_SPEC;
+    unsigned char num[sizeof value];
+    memcpy(num, &value, sizeof num);
+    const unsigned char *b = is_text ? (const unsigned char *)text : num;
+    size_t n = is_text ? strlen(text) : sizeof num;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
 
 static void parse(void)
 {
@@ -322,7 +336,7 @@ static void parse(void)
             }
         }
         in_effect[k] = value;
-        effect_text[k] = text;
+        digest[k] = digest_of(kb, value, text);
         if (kb->kind == KNOB_ALG) apply_alg(&config, kb->lo, text);
         else kb->apply(&config, value, text);
     }
@@ -351,20 +365,10 @@ const char *vred_config_knob_name(size_t k)
     return k < vred_config_knobs() ? knobs[k].name : "?";
 }
 
-/* FNV-1a of the value in effect: the number (ENUM, ALG: its index; INT) or the text (PATH,
- * SPEC), so that "007" and "7", or a malformed value and none, give the same. */
 uint64_t vred_config_knob_digest(size_t k)
 {
     vred_config_get();
-    uint64_t h = 14695981039346656037ull;
-    if (k >= vred_config_knobs()) return h;
-    int text = knobs[k].kind == KNOB_PATH || knobs[k].kind == KNOB_SPEC;
-    unsigned char num[sizeof(long)];
-    memcpy(num, &in_effect[k], sizeof num);
-    const unsigned char *b = text ? (const unsigned char *)effect_text[k] : num;
-    size_t n = text ? strlen(effect_text[k]) : sizeof num;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-    return h;
+    return k < vred_config_knobs() ? digest[k] : 0;
 }
 
 /* Copies entry `index` of a '|'-list into buf. */

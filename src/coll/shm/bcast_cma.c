@@ -9,8 +9,8 @@
  * root writes the last `share` of the message into each of the p - 1 readers, and each reader
  * reads the rest; where the kernel's reads and writes run alike, 1/p gives every core (p - 1)/p
  * of the message to copy: at 2 ranks half the time where the cores' copies run at once (Xeon
- * family 6 model 207, Open MPI 4.1, back to back on malloc'd buffers: 1 MiB 66-89 us read
- * whole, 33 split; 16 MiB 1.8-2.0 ms, 1.0; shares of 40% and 60% 10-20% slower than 50%:
+ * family 6 model 207, Open MPI 4.1, back to back on malloc'd buffers: 1 MiB 67-92 us read
+ * whole, 24-33 split; 16 MiB 1.66 ms, 0.75-1.05; shares of 40% and 60% 10-20% slower than 50%:
  * docs/shm.md "Single copy"). Where they do not, the root moves its share after every call
  * towards the split at which all would have finished together, per size class, as a reduce's
  * root does (cma_split.h; VRED_CMA_ROOT_SHARE pins it). Under TAIL_MIN bytes per reader's
@@ -57,8 +57,9 @@ static double root_share(const vred_shm *s, int p, size_t bytes)
 }
 
 /* Where the readers' part ends (the root only; it publishes it): the tail is the share rounded
- * down to whole pages, so that each side pins whole pages of the other's buffer where the ranks'
- * buffers share their page offset, as SPMD programs' do. */
+ * down to a whole number of pages. (Its start is not placed on a page boundary: where the
+ * message is not a multiple of 4 KiB each side pins one page the other also pins; not
+ * measured.) */
 static size_t head_at(size_t bytes, double share)
 {
     size_t tail = (size_t)((double)bytes * share) / PAGE * PAGE;

@@ -266,23 +266,19 @@ static void rebalance(const cma_call *k, double t_work)
  * whose words are not of this step is in another algorithm or collective (its count chose
  * another, say): nothing keeps the two in step, and the job ends with a message.
  */
+static vred_shm_stamp cma_stamp_of(const vred_shm *s, int q)
+{
+    return __atomic_load_n(&s->ctl[q].cma_stamp, __ATOMIC_RELAXED);
+}
+
 static int args_verdict(const cma_call *k, vred_shm_stamp mine, uint64_t step)
 {
-    vred_shm *s = k->s;
-    int type = 0, root = 0, count = 0;
-    for (int q = 0; q < k->p; q++) {
-        if (q == k->r) continue;
-        if (__atomic_load_n(&s->ctl[q].cma_step, __ATOMIC_RELAXED) != step)
+    for (int q = 0; q < k->p; q++)
+        if (q != k->r && __atomic_load_n(&k->s->ctl[q].cma_step, __ATOMIC_RELAXED) != step)
             vred_fail("a reduction by cross-memory attach: a rank of the node runs another "
                       "collective or algorithm (erroneous: the ranks' counts, datatypes or "
                       "roots differ)", MPI_ERR_COUNT);
-        vred_shm_stamp t = __atomic_load_n(&s->ctl[q].cma_stamp, __ATOMIC_RELAXED);
-        if (t == mine) continue;
-        type |= vred_shm_stamp_esize(t) != vred_shm_stamp_esize(mine);
-        root |= vred_shm_stamp_root(t) != vred_shm_stamp_root(mine);
-        count = 1;
-    }
-    return type ? MPI_ERR_TYPE : root ? MPI_ERR_ROOT : count ? MPI_ERR_COUNT : MPI_SUCCESS;
+    return vred_shm_stamp_verdict_by(k->s, mine, cma_stamp_of);
 }
 
 static int run(const vred_shm_args *a, cma_kind kind)

@@ -21,9 +21,14 @@ uint64_t vred_shm_stamp_count(vred_shm_stamp t)
 
 int vred_shm_stamp_verdict(const vred_shm *s, vred_shm_stamp mine)
 {
+    return vred_shm_stamp_verdict_by(s, mine, vred_shm_stamp_read);
+}
+
+int vred_shm_stamp_verdict_by(const vred_shm *s, vred_shm_stamp mine, vred_shm_stamp_reader read)
+{
     int type = 0, root = 0, count = 0;
     for (int i = 0; i < s->size; i++) {
-        vred_shm_stamp t = vred_shm_stamp_read(s, i);
+        vred_shm_stamp t = read(s, i);
         if (i == s->rank || t == mine) continue;
         type |= vred_shm_stamp_esize(t) != vred_shm_stamp_esize(mine);
         root |= vred_shm_stamp_root(t) != vred_shm_stamp_root(mine);

@@ -69,6 +69,11 @@ static inline vred_shm_stamp vred_shm_stamp_read(const vred_shm *s, int peer)
  * mine, is vred_shm_wait_call's (sync.h), read with the post. */
 int vred_shm_stamp_verdict(const vred_shm *s, vred_shm_stamp mine);
 
+/* The same over words kept elsewhere in the control lines: `read` gives node rank i's (the
+ * reductions by cross-memory attach keep theirs with their addresses, cma_reduce.c). */
+typedef vred_shm_stamp (*vred_shm_stamp_reader)(const vred_shm *s, int i);
+int vred_shm_stamp_verdict_by(const vred_shm *s, vred_shm_stamp mine, vred_shm_stamp_reader read);
+
 /* Ranks whose calls differ so that they cannot be kept in step: one line naming each rank's
  * (mine for this rank, the published one for the others), then the job ends. */
 _Noreturn void vred_shm_stamp_abort(const vred_shm *s, vred_shm_stamp mine, const char *coll);
