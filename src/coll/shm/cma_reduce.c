@@ -302,7 +302,14 @@ static int run(const vred_shm_args *a, cma_kind kind)
     vred_shm_post(s);
     vred_shm_wait_all(s, seq0 + 1);
     int verdict = args_verdict(&k, mine, seq0 + 1);
-    if (verdict != MPI_SUCCESS) return -verdict; /* the class, negated (shm.h) */
+    if (verdict != MPI_SUCCESS) {
+        /* One more post before leaving: a peer that returned at once could start its next call
+         * and rewrite its words while a slower rank still reads them here (it then took the
+         * peer for one in another algorithm and ended the job: CI, 2 ranks, both MPIs). */
+        vred_shm_post(s);
+        vred_shm_wait_all(s, seq0 + 2);
+        return -verdict; /* the class, negated (shm.h) */
+    }
     for (int q = 0; q < k.p; q++)
         if (!__atomic_load_n(&s->ctl[q].cma_ready, __ATOMIC_RELAXED)) return fallback(a, kind);
     if (kind == CMA_REDUCE) blocks(&k, s->ctl[a->root].cma_share);
