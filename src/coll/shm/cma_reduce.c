@@ -262,7 +262,7 @@ static void rebalance(const cma_call *k, double t_work)
  * write past the end of its buffer (2 nodes of 2, allreduce with one rank's count halved: 512
  * KiB of its heap overwritten, the call "succeeding"). So every rank publishes its arguments
  * with its address, and after step 1's wait all compare them: where they differ, every rank
- * returns the same class (having posted once, like the others), before any byte moves. A peer
+ * returns the same class (having posted twice, like the others), before any byte moves. A peer
  * whose words are not of this step is in another algorithm or collective (its count chose
  * another, say): nothing keeps the two in step, and the job ends with a message.
  */
