@@ -214,17 +214,17 @@ static inline __m256i minloc_2int(__m256i x, __m256i y)
 {
     return loc_pick32(x, y, _mm256_cmpgt_epi32(y, x), _mm256_cmpeq_epi32(x, y), _mm256_min_epi32(x, y));
 }
-/* Fortran 2REAL: the index is a float too; MINPS(x, y) = x < y ? x : y is the scalar's
- * x.i < y.i ? x.i : y.i, NaN included. */
+/* Fortran 2REAL: the index is a float too; MINPS(y, x) = y < x ? y : x is the scalar's rule
+ * (x's index unless y's is lower: +-0 and NaN included). */
 static inline __m256i maxloc_2float(__m256i x, __m256i y)
 {
     return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_GT_OQ), CMP_VAL32(x, y, _CMP_EQ_OQ),
-                      SI(_mm256_min_ps(PS(x), PS(y))));
+                      SI(_mm256_min_ps(PS(y), PS(x))));
 }
 static inline __m256i minloc_2float(__m256i x, __m256i y)
 {
     return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_LT_OQ), CMP_VAL32(x, y, _CMP_EQ_OQ),
-                      SI(_mm256_min_ps(PS(x), PS(y))));
+                      SI(_mm256_min_ps(PS(y), PS(x))));
 }
 /* One pair per 128-bit lane, the value in the even 64-bit lane and the index in the odd one:
  * Fortran 2DOUBLE_PRECISION, and {double or long, int, 4 padding bytes}. The verdicts hold in the
@@ -237,7 +237,7 @@ static inline __m256i loc_pick64(__m256i x, __m256i y, __m256d take_x, __m256d e
     return _mm256_blendv_epi8(_mm256_blendv_epi8(y, x, take), tie, eq);
 }
 #define CMP_PD(x, y, pred) _mm256_cmp_pd(_mm256_movedup_pd(PD(x)), _mm256_movedup_pd(PD(y)), pred)
-static inline __m256i lower_2double(__m256i x, __m256i y) { return SI(_mm256_min_pd(PD(x), PD(y))); }
+static inline __m256i lower_2double(__m256i x, __m256i y) { return SI(_mm256_min_pd(PD(y), PD(x))); }
 static inline __m256i maxloc_2double(__m256i x, __m256i y)
 {
     return loc_pick64(x, y, CMP_PD(x, y, _CMP_GT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), lower_2double(x, y));

@@ -62,10 +62,11 @@ static inline __m512i in_register(__m512i v)
 #define SHORT_KEY(v) _mm512_slli_epi32(v, 16)
 /* The lower index: int32 (also the low half of a 64-bit lane; the padding dword's result is
  * never stored): SMIN. The float and double indices of 2REAL and 2DOUBLE_PRECISION:
- * MINPS/MINPD(x, y) = x < y ? x : y, the scalar's x.i < y.i ? x.i : y.i, NaN included. */
+ * MINPS/MINPD(y, x) = y < x ? y : x, the scalar's rule (x's unless y's is lower: +-0 and NaN
+ * included). */
 #define LOWER_I32 _mm512_min_epi32(x, y)
-#define LOWER_F32 SI(_mm512_min_ps(PS(x), PS(y)))
-#define LOWER_F64 SI(_mm512_min_pd(PD(x), PD(y)))
+#define LOWER_F32 SI(_mm512_min_ps(PS(y), PS(x)))
+#define LOWER_F64 SI(_mm512_min_pd(PD(y), PD(x)))
 LOC_OP(maxloc_float_int, 32, PS_GT, PS_EQ, KEY_SAME, LOWER_I32)
 LOC_OP(minloc_float_int, 32, PS_LT, PS_EQ, KEY_SAME, LOWER_I32)
 LOC_OP(maxloc_2int, 32, I32_GT, I32_EQ, KEY_SAME, LOWER_I32)

@@ -46,7 +46,10 @@
     }
 
 /* ---- MINLOC / MAXLOC ----------------------------------------------------------------------- */
-/* The winner's value and index; on equal values the inout value and the lower index. Only the
+/* The winner's value and index; on equal values the inout value and the lower index, in's
+ * unless inout's is lower (as both MPIs write it: Open MPI `b->k < a->k ? b->k : a->k`, MPICH
+ * MPL_MIN(inout, in)), which decides the float indices of 2REAL and 2DOUBLE_PRECISION where they
+ * tie as numbers (+0 and -0) or do not compare (NaN): in's. Only the
  * two fields are written: padding bytes of out are left as they were. The value's bytes are the
  * winner's own, copied from its element: an x87 long double carries 6 unused bytes that a copy
  * through a register leaves undefined (they came out as whatever the stack held). memmove: in
@@ -59,7 +62,7 @@
             const void *win = (const char *)b_ + i * sizeof(T);                                 \
             __typeof__(y.i) idx = y.i;                                                          \
             if (x.v CMP y.v) win = (const char *)a_ + i * sizeof(T), idx = x.i;                 \
-            else if (x.v == y.v && x.i < y.i) idx = x.i;                                        \
+            else if (x.v == y.v && !(y.i < x.i)) idx = x.i;                                     \
             char *out = (char *)o_ + i * sizeof(T);                                             \
             memmove(out + offsetof(T, v), (const char *)win + offsetof(T, v), sizeof x.v);      \
             memcpy(out + offsetof(T, i), &idx, sizeof idx);                                     \

@@ -189,17 +189,17 @@ static inline __m128i minloc_2int(__m128i x, __m128i y)
 {
     return loc_pick32(x, y, _mm_cmpgt_epi32(y, x), _mm_cmpeq_epi32(x, y), _mm_min_epi32(x, y));
 }
-/* Fortran 2REAL: the index is a float too; MINPS(x, y) = x < y ? x : y is the scalar's
- * x.i < y.i ? x.i : y.i, NaN included. */
+/* Fortran 2REAL: the index is a float too; MINPS(y, x) = y < x ? y : x is the scalar's rule
+ * (x's index unless y's is lower: +-0 and NaN included). */
 static inline __m128i maxloc_2float(__m128i x, __m128i y)
 {
     return loc_pick32(x, y, SI(_mm_cmpgt_ps(VAL32(x), VAL32(y))), SI(_mm_cmpeq_ps(VAL32(x), VAL32(y))),
-                      SI(_mm_min_ps(PS(x), PS(y))));
+                      SI(_mm_min_ps(PS(y), PS(x))));
 }
 static inline __m128i minloc_2float(__m128i x, __m128i y)
 {
     return loc_pick32(x, y, SI(_mm_cmplt_ps(VAL32(x), VAL32(y))), SI(_mm_cmpeq_ps(VAL32(x), VAL32(y))),
-                      SI(_mm_min_ps(PS(x), PS(y))));
+                      SI(_mm_min_ps(PS(y), PS(x))));
 }
 /* One pair per vector, the value in 64-bit lane 0, the index in lane 1: Fortran
  * 2DOUBLE_PRECISION, and {double or long, int, 4 padding bytes} (the index in lane 1's low
@@ -211,7 +211,7 @@ static inline __m128i loc_pick64(__m128i x, __m128i y, __m128d take_x, __m128d e
     __m128i tie = _mm_blend_epi16(y, lower, 0xf0);
     return _mm_blendv_epi8(_mm_blendv_epi8(y, x, take), tie, eq);
 }
-static inline __m128i lower_2double(__m128i x, __m128i y) { return SI(_mm_min_pd(PD(x), PD(y))); }
+static inline __m128i lower_2double(__m128i x, __m128i y) { return SI(_mm_min_pd(PD(y), PD(x))); }
 static inline __m128i maxloc_2double(__m128i x, __m128i y)
 {
     return loc_pick64(x, y, _mm_cmpgt_pd(VAL64(x), VAL64(y)), _mm_cmpeq_pd(VAL64(x), VAL64(y)), lower_2double(x, y));

@@ -224,25 +224,34 @@ static inline vs prod_c64(vs x, vs y)
     }
 LOC_PICK(32)
 LOC_PICK(64)
-/* int32 index: SMIN. float index (MPI_2REAL, MPI_2DOUBLE_PRECISION): x.i < y.i ? x.i : y.i. */
+/* int32 index: SMIN. float index (MPI_2REAL, MPI_2DOUBLE_PRECISION): y.i < x.i ? y.i : x.i, the
+ * scalar's rule (x's unless y's is lower: +-0 and NaN included). */
 static inline svuint32_t lower_i32(vs x, vs y) { return svreinterpret_u32(svmin_s32_x(PT, AS(s32, x), AS(s32, y))); }
 #define LOWER_F(bits)                                                                           \
     static inline svuint##bits##_t lower_f##bits(vs x, vs y)                                    \
     {                                                                                           \
-        return svsel_u##bits(svcmplt_f##bits(PT, AS(f##bits, x), AS(f##bits, y)), AS(u##bits, x), AS(u##bits, y)); \
+        return svsel_u##bits(svcmplt_f##bits(PT, AS(f##bits, y), AS(f##bits, x)), AS(u##bits, y), AS(u##bits, x)); \
     }
 LOWER_F(32)
 LOWER_F(64)
 /* {double, int} and {long, int}: the int32 index is the low half of the odd 64-bit lane, so SMIN
  * on 32-bit lanes gives the lower index (the padding lane's result is never stored). */
 static inline svuint64_t lower_i32_64(vs x, vs y) { return svreinterpret_u64(lower_i32(x, y)); }
+/* The value lanes: only they are compared (loc_pick reads only their verdicts), so a float
+ * compare never reads index or padding bits as a float (-1 is a NaN: FE_INVALID, which the
+ * MPI's scalar loop does not raise). */
+static inline svbool_t even_lanes(int bits)
+{
+    return bits == 32 ? svtrn1_b32(svptrue_b32(), svpfalse_b()) : svtrn1_b64(svptrue_b64(), svpfalse_b());
+}
 /* fname, value compare (CMP for take_x), value type, index lane width, lower-index function,
  * KEY(vt, v): the value lanes as compared */
 #define LOC_OP_KEY(fname, CMP, vt, bits, LOWER, KEY)                                            \
     static inline vs fname(vs x, vs y)                                                          \
     {                                                                                           \
-        return loc_pick##bits(x, y, CMP##_##vt(PT, KEY(vt, x), KEY(vt, y)),                     \
-                              svcmpeq_##vt(PT, KEY(vt, x), KEY(vt, y)), LOWER(x, y));           \
+        svbool_t ev = even_lanes(bits);                                                         \
+        return loc_pick##bits(x, y, CMP##_##vt(ev, KEY(vt, x), KEY(vt, y)),                     \
+                              svcmpeq_##vt(ev, KEY(vt, x), KEY(vt, y)), LOWER(x, y));           \
     }
 #define LOC_OP(fname, CMP, vt, bits, LOWER) LOC_OP_KEY(fname, CMP, vt, bits, LOWER, AS)
 /* {short, 2 padding bytes, int}: the value in the low half of the even 32-bit lane; shifted to

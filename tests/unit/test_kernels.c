@@ -105,6 +105,18 @@ static int32_t gen_index(void)
     return (int32_t)(rnd() % 8) - 2;
 }
 
+/* A Fortran 2REAL / 2DOUBLE_PRECISION index: a few small numbers (ties), sometimes -0 (which
+ * ties +0 as a number) or a NaN (which compares with nothing): the tie rule must pick the same
+ * operand's bits as the scalar on every ISA. */
+static double gen_real_index(void)
+{
+    switch (rnd() % 12) {
+    case 0: return -0.0;
+    case 1: return nan64;
+    default: return (double)(rnd() % 8);
+    }
+}
+
 /* A pair's integer value: mostly a few small ones of both signs (ties), else any bits of the
  * width (its extremes included, through gen_int). */
 static int64_t gen_pair_int(void) { return rnd() % 2 ? (int64_t)(rnd() % 5) - 2 : (int64_t)gen_int(); }
@@ -139,8 +151,8 @@ static void gen_elem(vred_type t, unsigned char *p)
     case VRED_2INT: { vred_2int x = {(int32_t)(rnd() % 2 ? gen_int() : gen_int() % 4), gen_index()}; memcpy(p, &x, sizeof x); break; }
     case VRED_SHORT_INT: { vred_short_int x; memset(&x, (int)(rnd() & 0xff), sizeof x); x.v = (int16_t)gen_pair_int(); x.i = gen_index(); memcpy(p, &x, sizeof x); break; }
     case VRED_LONG_DOUBLE_INT: { vred_ldbl_int x; memset(&x, (int)(rnd() & 0xff), sizeof x); x.v = (long double)(int)(rnd() % 4); x.i = gen_index(); memcpy(p, &x, sizeof x); break; }
-    case VRED_2FLOAT: { vred_2float x = {gen_f32(), (float)(rnd() % 8)}; memcpy(p, &x, sizeof x); break; }
-    case VRED_2DOUBLE: { vred_2double x = {gen_f64(), (double)(rnd() % 8)}; memcpy(p, &x, sizeof x); break; }
+    case VRED_2FLOAT: { vred_2float x = {gen_f32(), (float)gen_real_index()}; memcpy(p, &x, sizeof x); break; }
+    case VRED_2DOUBLE: { vred_2double x = {gen_f64(), gen_real_index()}; memcpy(p, &x, sizeof x); break; }
     default: /* integers, byte */
         v = gen_int();
         memcpy(p, &v, size);
@@ -716,6 +728,42 @@ static void padded_pair_rules(void)
            "short_int MAXLOC(-32768, 32767) = 32767 (a signed compare), inout's padding kept");
 }
 
+/* Fortran 2REAL / 2DOUBLE_PRECISION, on 40 elements: where the values tie, the index is in's
+ * unless inout's is lower, as both MPIs write it (Open MPI: b->k < a->k ? b->k : a->k; MPICH:
+ * MPL_MIN(inout, in)); so +0 against -0 and a NaN on either side keep in's. */
+static void real_index_rules(void)
+{
+    enum { N = 40 };
+    const float fi[4][2] = {{-0.0f, 0.0f}, {0.0f, -0.0f}, {0, 3}, {3, 0}}; /* in, inout */
+    vred_2float fin[N], fio[N];
+    vred_2double din[N], dio[N];
+    for (int i = 0; i < N; i++) {
+        int c = i % 6;
+        float a = c < 4 ? fi[c][0] : c == 4 ? nan32 : 5, b = c < 4 ? fi[c][1] : c == 4 ? 5 : nan32;
+        fin[i] = (vred_2float){1.5f, a}, fio[i] = (vred_2float){1.5f, b};
+        din[i] = (vred_2double){1.5, a}, dio[i] = (vred_2double){1.5, b};
+    }
+    for (int op = VRED_OP_MINLOC; op <= VRED_OP_MAXLOC; op++) {
+        vred_2float fo[N];
+        vred_2double dout[N];
+        memcpy(fo, fio, sizeof fo);
+        memcpy(dout, dio, sizeof dout);
+        vred_reduce((vred_op)op, VRED_2FLOAT, fin, fo, N);
+        vred_reduce((vred_op)op, VRED_2DOUBLE, din, dout, N);
+        int ok = 1;
+        for (int i = 0; i < N; i++) {
+            int c = i % 6;
+            float want = c < 2 ? fi[c][0] : c < 4 ? 0.0f : c == 4 ? nan32 : 5;
+            ok &= !memcmp(&fo[i].i, &want, 4) && fo[i].v == 1.5f;
+            double wd = want;
+            ok &= !memcmp(&dout[i].i, &wd, 8) && dout[i].v == 1.5;
+        }
+        expect(ok, op == VRED_OP_MINLOC
+                       ? "2REAL/2DOUBLE MINLOC tie: in's index unless inout's is lower (+-0, NaN)"
+                       : "2REAL/2DOUBLE MAXLOC tie: in's index unless inout's is lower (+-0, NaN)");
+    }
+}
+
 /*
  * Coverage: the AVX-512 table, in both tail forms, serves with kernels of its own every (op,
  * type) pair that the AVX2 table serves. The kernel sweep cannot see a kernel that is not in the
@@ -773,6 +821,7 @@ static void rules(void)
         vred_reduce(VRED_OP_MAXLOC, VRED_2INT, pin, pio, 17);
         expect(pio[0].i == 2 && pio[16].i == 2, "MAXLOC tie takes the lower index");
         padded_pair_rules();
+        real_index_rules();
 
         uint16_t h1[3] = {0x3f80, 0x3f80, 0x0001}, h2[3] = {0x3b80, 0x3f80, 0x0001}; /* bf16 */
         vred_reduce(VRED_OP_SUM, VRED_BFLOAT16, h1, h2, 3);
