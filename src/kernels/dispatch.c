@@ -93,9 +93,15 @@ int vred_isa_supported(vred_isa isa)
     return r >= 0 && (!isas[r].valid || isas[r].valid());
 }
 
-vred_isa vred_table_build(vred_kernel_table *t, vred_isa cap, int masked_tail)
+/* vred_table_build, noting in isa_of (if not NULL) which ISA's filler wrote each kernel slot
+ * last: a filler sets only the pairs its ISA accelerates. */
+static vred_isa table_build_traced(vred_kernel_table *t, vred_isa cap, int masked_tail,
+                                   vred_isa isa_of[VRED_OP_COUNT][VRED_TYPE_COUNT])
 {
     memset(t, 0, sizeof *t);
+    if (isa_of)
+        for (int op = 0; op < VRED_OP_COUNT; op++)
+            for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) isa_of[op][ty] = VRED_ISA_SCALAR;
     int top = rung(cap);
     if (top < 0) top = LADDER - 1;
     vred_isa got = VRED_ISA_SCALAR;
@@ -105,10 +111,21 @@ vred_isa vred_table_build(vred_kernel_table *t, vred_isa cap, int masked_tail)
         if (masked < 0)
             masked = isas[i].isa == VRED_ISA_SVE ? VRED_SVE_MASKED_TAIL_DEFAULT
                                                  : VRED_AVX512_MASKED_TAIL_DEFAULT;
+        vred_binary_fn before[VRED_OP_COUNT][VRED_TYPE_COUNT];
+        if (isa_of) memcpy(before, t->bin, sizeof before);
         isas[i].fill(t, masked);
         got = isas[i].isa;
+        if (isa_of)
+            for (int op = 0; op < VRED_OP_COUNT; op++)
+                for (int ty = 0; ty < VRED_TYPE_COUNT; ty++)
+                    if (t->bin[op][ty] != before[op][ty]) isa_of[op][ty] = got;
     }
     return got;
+}
+
+vred_isa vred_table_build(vred_kernel_table *t, vred_isa cap, int masked_tail)
+{
+    return table_build_traced(t, cap, masked_tail, NULL);
 }
 
 void vred_entries_build(vred_entry e[VRED_OP_COUNT][VRED_TYPE_COUNT], const vred_kernel_table *t)
@@ -118,6 +135,7 @@ void vred_entries_build(vred_entry e[VRED_OP_COUNT][VRED_TYPE_COUNT], const vred
             vred_entry *x = &e[op][ty];
             x->fn = NULL;
             x->scale = 0;
+            x->isa = VRED_ISA_SCALAR;
             if (!vred_op_valid((vred_op)op, (vred_type)ty)) continue;
             vred_canon c = vred_canonical((vred_op)op, (vred_type)ty);
             x->fn = t->bin[c.op][c.type];
@@ -145,6 +163,7 @@ static void publish(const vred_kernel_table *t, vred_entry e[VRED_OP_COUNT][VRED
         for (int ty = 0; ty < VRED_TYPE_COUNT; ty++) {
             __atomic_store_n(&vred_entries[op][ty].fn, e[op][ty].fn, __ATOMIC_RELAXED);
             __atomic_store_n(&vred_entries[op][ty].scale, e[op][ty].scale, __ATOMIC_RELAXED);
+            __atomic_store_n(&vred_entries[op][ty].isa, e[op][ty].isa, __ATOMIC_RELAXED);
         }
 }
 
@@ -176,8 +195,15 @@ vred_isa vred_dispatch_select(vred_isa cap, int masked_tail)
 {
     static vred_kernel_table t;
     static vred_entry e[VRED_OP_COUNT][VRED_TYPE_COUNT];
-    vred_isa got = vred_table_build(&t, cap, masked_tail);
+    static vred_isa isa_of[VRED_OP_COUNT][VRED_TYPE_COUNT];
+    vred_isa got = table_build_traced(&t, cap, masked_tail, isa_of);
     vred_entries_build(e, &t);
+    for (int op = 0; op < VRED_OP_COUNT; op++)
+        for (int ty = 0; ty < VRED_TYPE_COUNT; ty++)
+            if (e[op][ty].fn) {
+                vred_canon c = vred_canonical((vred_op)op, (vred_type)ty);
+                e[op][ty].isa = isa_of[c.op][c.type];
+            }
     publish(&t, e);
     active_isa = got;
     for (vred_isa_choice *c = choices; c; c = c->next) choose(c);

@@ -7,6 +7,8 @@
 typedef struct {
     vred_binary_fn fn; /* NULL: op not defined on type */
     unsigned scale;    /* elements of the canonical type per element of the public type */
+    vred_isa isa;      /* the ISA whose kernel fn is (in vred_entries; scalar where only the
+                        * scalar reference serves the pair, whatever the active ISA) */
 } vred_entry;
 
 extern vred_entry vred_entries[VRED_OP_COUNT][VRED_TYPE_COUNT];

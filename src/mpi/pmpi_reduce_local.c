@@ -51,12 +51,21 @@ static inline int serve(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_
     return 1;
 }
 
-/* VRED_STATS: the same, timed and counted (served: under the kernels' ISA). */
+/* The ISA of the kernel that serves (datatype, op): the scalar reference's where no better ISA
+ * has one (long double SUM), not the active ISA. Only for VRED_STATS: a second lookup. */
+static int kernel_isa(MPI_Datatype datatype, MPI_Op op)
+{
+    vred_type vt;
+    vred_op vo;
+    return vred_mpi_map(datatype, op, &vt, &vo) ? (int)vred_entries[vo][vt].isa : (int)VRED_ISA_SCALAR;
+}
+
+/* VRED_STATS: the same, timed and counted (served: under the kernel's ISA). */
 #define VRED_LOCAL_COUNTED(PASS)                                                                \
     do {                                                                                        \
         uint64_t t0 = vred_stats_now();                                                         \
         if (serve(inbuf, inoutbuf, count, datatype, op)) {                                      \
-            vred_stats_served(VRED_SC_REDUCE_LOCAL, (int)vred_isa_active(),                     \
+            vred_stats_served(VRED_SC_REDUCE_LOCAL, kernel_isa(datatype, op),                   \
                               vred_stats_bytes(count, datatype), t0);                           \
             return MPI_SUCCESS;                                                                 \
         }                                                                                       \

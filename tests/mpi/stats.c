@@ -317,6 +317,14 @@ static void mix(void)
         expect("reduce_local", isa, NULL, 64);
     else
         passed("reduce_local", "unsupported-pair", 64);
+    /* long double SUM: only the scalar reference has a kernel (x87, or aarch64's quad), which
+     * is what the line names, whatever the active ISA (it said the active one) */
+    long double la[4] = {1, 2, 3, 4}, lb[4] = {1, 1, 1, 1};
+    MPI_Reduce_local(la, lb, 4, MPI_LONG_DOUBLE, MPI_SUM);
+    if (vred_mpi_lookup(MPI_LONG_DOUBLE, MPI_SUM, NULL, NULL))
+        expect("reduce_local", "scalar", NULL, sizeof la);
+    else
+        passed("reduce_local", "unsupported-pair", sizeof la);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 
     MPI_Type_free(&int4);

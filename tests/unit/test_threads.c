@@ -231,7 +231,7 @@ static void syn_fn(const void *a, const void *b, void *out, size_t n)
 static void synthetic(uint64_t seed)
 {
     static const size_t sizes[] = {3, 12, 24};
-    vred_entry e = {syn_fn, 1};
+    vred_entry e = {syn_fn, 1, VRED_ISA_SCALAR};
     for (size_t s = 0; s < 3; s++)
         for (size_t off = 0; off < 4; off++)
             for (int t = 2; t <= 4; t++) {
