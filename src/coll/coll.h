@@ -36,7 +36,7 @@ typedef struct vred_node vred_node; /* shm/node.h */
  * holds the sizes in [2^k, 2^(k+1)) bytes), the vred_alg measured fastest on this machine with
  * this MPI and communicator shape (VRED_ALG_MPI: the MPI's own), or VRED_ALG_AUTO where nothing
  * was learned (the model decides). Identical on every rank: rank 0's, broadcast. */
-enum { VRED_LEARN_CLASSES = 48, VRED_LEARN_MIN_CLASS = 10, VRED_LEARN_MAX_BYTES = 64 << 20 };
+enum { VRED_LEARN_CLASSES = 48 }; /* (VRED_LEARN_MIN_CLASS, VRED_LEARN_MAX_BYTES: config.h) */
 typedef struct {
     signed char alg[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     /* The host's slow spells (learn.c): 1 = the kept cell was measured in one, by an earlier

@@ -292,6 +292,14 @@ static const char *size_name(int k, char *buf, size_t size)
     return buf;
 }
 
+/* The learned selection's top class for coll on `ranks` ranks: calibration allocates at most
+ * VRED_LEARN_MAX_BYTES (allgather: of its whole result, `ranks` blocks). */
+static int top_class(const char *coll, long ranks)
+{
+    unsigned long long cap = VRED_LEARN_MAX_BYTES / (strcmp(coll, "allgather") ? 1 : ranks);
+    return cap ? 63 - __builtin_clzll(cap) : -1;
+}
+
 /* One file of the learned selection (libvred-mpi's cache, src/mpi/learn_cache.c): its key, then
  * per collective and size class the pick and the median time of each candidate. */
 static void print_learned_file(const char *path)
@@ -299,19 +307,26 @@ static void print_learned_file(const char *path)
     FILE *f = fopen(path, "r");
     if (!f) return;
     char line[4096];
+    long ranks = 1;
     printf("  %s\n", path);
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
-        char coll[32], alg[32], lo[16], hi[16];
+        char coll[32], alg[32], lo[16], hi[16], range[40];
         int k, at = 0;
         if (line[0] == '#') continue;
         if (!strncmp(line, "key ", 4)) {
             /* key a=b;c=d;...: one field per line */
-            for (char *tok = strtok(line + 4, ";"); tok; tok = strtok(NULL, ";"))
+            for (char *tok = strtok(line + 4, ";"); tok; tok = strtok(NULL, ";")) {
                 printf("    %s\n", tok);
+                if (!strncmp(tok, "ranks=", 6) && atol(tok + 6) > 0) ranks = atol(tok + 6);
+            }
         } else if (sscanf(line, "%31s %d %31s %n", coll, &k, alg, &at) == 3 && k >= 0 && k < 62) {
-            printf("    %-15s %5s-%-5s -> %-8s (%s)\n", coll, size_name(k, lo, sizeof lo),
-                   size_name(k + 1, hi, sizeof hi), alg, line + at);
+            if (k == top_class(coll, ranks)) /* it serves every larger call too */
+                snprintf(range, sizeof range, ">=%s", size_name(k, lo, sizeof lo));
+            else
+                snprintf(range, sizeof range, "%s-%s", size_name(k, lo, sizeof lo),
+                         size_name(k + 1, hi, sizeof hi));
+            printf("    %-15s %11s -> %-8s (%s)\n", coll, range, alg, line + at);
         }
     }
     fclose(f);
