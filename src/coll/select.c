@@ -48,13 +48,35 @@ int vred_select_force(vred_coll coll, vred_alg alg)
 /* Can this rule serve on vc? Shared memory: a region is, or may yet be, available (the front
  * makes it, and selects again after the first time), and some node has more than one rank;
  * cross-memory attach: likewise known to work, or not known yet. */
-static int usable(const rule *r, const vred_comm *vc)
+/* Why rule r cannot run on vc, or NULL if it can. */
+static const char *unusable_why(const rule *r, const vred_comm *vc)
 {
-    if (r->fam == VRED_FAMILY_P2P) return 1;
-    if (vc->p2p_only || vc->shm_state < 0 || !vred_config_get()->shm || vc->ppn < 2) return 0;
+    if (r->fam == VRED_FAMILY_P2P) return NULL;
+    if (vc->p2p_only) return "a view between nodes";
+    if (!vred_config_get()->shm) return "VRED_SHM=off";
+    if (vc->ppn < 2) return "one rank per node";
+    if (vc->shm_state < 0) return "no shared-memory region on this communicator";
     int cma = r->fam == VRED_FAMILY_HIER_CMA || r->fam == VRED_FAMILY_SHM_CMA;
-    if (cma && (vc->cma_state < 0 || !vred_config_get()->cma)) return 0;
-    return r->fam == VRED_FAMILY_HIER || r->fam == VRED_FAMILY_HIER_CMA || vc->nodes == 1;
+    if (cma && !vred_config_get()->cma) return "VRED_CMA=off";
+    if (cma && vc->cma_state < 0) return "the kernel refuses cross-memory attach here";
+    if (r->fam != VRED_FAMILY_HIER && r->fam != VRED_FAMILY_HIER_CMA && vc->nodes > 1)
+        return "the communicator spans several nodes (a node algorithm)";
+    return NULL;
+}
+
+static int usable(const rule *r, const vred_comm *vc) { return !unusable_why(r, vc); }
+
+/* A forced algorithm that cannot run, served by another: said once per process and
+ * collective, by the communicator's rank 0 (the choice is the same on every rank). */
+static void notice_fallback(vred_coll coll, const rule *want, const rule *got, const vred_comm *vc)
+{
+    static int told[VRED_COLL_COUNT];
+    if (vc->rank != 0 || vc->p2p_only || __atomic_exchange_n(&told[coll], 1, __ATOMIC_RELAXED))
+        return;
+    fprintf(stderr, "vred: %s forced to '%s', which cannot run on this communicator (%s): "
+                    "served by '%s' instead (said once)\n",
+            vred_coll_name(coll), vred_alg_name(want->alg), unusable_why(want, vc),
+            got ? vred_alg_name(got->alg) : "mpi");
 }
 
 vred_coll_fn vred_select_fn(vred_coll coll, vred_alg alg)
@@ -235,8 +257,10 @@ vred_coll_fn vred_select(vred_coll coll, const vred_comm *vc, size_t bytes, vred
      * for the MPI): another shared-memory one if any can run (cma -> pipe), else point to
      * point. */
     if (best && !usable(best, vc)) {
+        const rule *asked = best;
         best = shm_choice(coll, vc, bytes);
         if (!best) best = p2p_choice(coll, vc, bytes);
+        notice_fallback(coll, asked, best, vc);
     }
     /* Automatic: what this machine measured, where it measured something; else the model. */
     if (want == VRED_ALG_AUTO && !vc->p2p_only) {
