@@ -215,16 +215,22 @@ static inline __m256i minloc_2int(__m256i x, __m256i y)
     return loc_pick32(x, y, _mm256_cmpgt_epi32(y, x), _mm256_cmpeq_epi32(x, y), _mm256_min_epi32(x, y));
 }
 /* Fortran 2REAL: the index is a float too; MINPS(y, x) = y < x ? y : x is the scalar's rule
- * (x's index unless y's is lower: +-0 and NaN included). */
+ * (x's index unless y's is lower: +-0 and NaN included). Only the tied pairs' indices go into
+ * MINPS (the others are zeroed): it signals FE_INVALID on a NaN, and the scalar and the MPIs
+ * compare indices only where the values tie. eq: the tie, over both lanes of each pair. */
+static inline __m256i lower_tied32(__m256i x, __m256i y, __m256i eq)
+{
+    return SI(_mm256_min_ps(_mm256_and_ps(PS(y), PS(eq)), _mm256_and_ps(PS(x), PS(eq))));
+}
 static inline __m256i maxloc_2float(__m256i x, __m256i y)
 {
-    return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_GT_OQ), CMP_VAL32(x, y, _CMP_EQ_OQ),
-                      SI(_mm256_min_ps(PS(y), PS(x))));
+    __m256i eq = CMP_VAL32(x, y, _CMP_EQ_OQ);
+    return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_GT_OQ), eq, lower_tied32(x, y, eq));
 }
 static inline __m256i minloc_2float(__m256i x, __m256i y)
 {
-    return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_LT_OQ), CMP_VAL32(x, y, _CMP_EQ_OQ),
-                      SI(_mm256_min_ps(PS(y), PS(x))));
+    __m256i eq = CMP_VAL32(x, y, _CMP_EQ_OQ);
+    return loc_pick32(x, y, CMP_VAL32(x, y, _CMP_LT_OQ), eq, lower_tied32(x, y, eq));
 }
 /* One pair per 128-bit lane, the value in the even 64-bit lane and the index in the odd one:
  * Fortran 2DOUBLE_PRECISION, and {double or long, int, 4 padding bytes}. The verdicts hold in the
@@ -237,14 +243,20 @@ static inline __m256i loc_pick64(__m256i x, __m256i y, __m256d take_x, __m256d e
     return _mm256_blendv_epi8(_mm256_blendv_epi8(y, x, take), tie, eq);
 }
 #define CMP_PD(x, y, pred) _mm256_cmp_pd(_mm256_movedup_pd(PD(x)), _mm256_movedup_pd(PD(y)), pred)
-static inline __m256i lower_2double(__m256i x, __m256i y) { return SI(_mm256_min_pd(PD(y), PD(x))); }
+/* 2DOUBLE_PRECISION: lower_tied32's rule on 64-bit lanes (CMP_PD's eq holds both). */
+static inline __m256i lower_tied64(__m256i x, __m256i y, __m256d eq)
+{
+    return SI(_mm256_min_pd(_mm256_and_pd(PD(y), eq), _mm256_and_pd(PD(x), eq)));
+}
 static inline __m256i maxloc_2double(__m256i x, __m256i y)
 {
-    return loc_pick64(x, y, CMP_PD(x, y, _CMP_GT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), lower_2double(x, y));
+    __m256d eq = CMP_PD(x, y, _CMP_EQ_OQ);
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_GT_OQ), eq, lower_tied64(x, y, eq));
 }
 static inline __m256i minloc_2double(__m256i x, __m256i y)
 {
-    return loc_pick64(x, y, CMP_PD(x, y, _CMP_LT_OQ), CMP_PD(x, y, _CMP_EQ_OQ), lower_2double(x, y));
+    __m256d eq = CMP_PD(x, y, _CMP_EQ_OQ);
+    return loc_pick64(x, y, CMP_PD(x, y, _CMP_LT_OQ), eq, lower_tied64(x, y, eq));
 }
 /* {double, int} and {long, int}: the int32 index is the low half of the odd lane, so SMIN on
  * 32-bit lanes gives the lower index (and, in the padding dword, a minimum of padding that the

@@ -36,13 +36,14 @@ static inline __m512i dup_even64(__m512i v) { return _mm512_unpacklo_epi64(v, v)
 #define I64_LT(k, a, b) _mm512_mask_cmplt_epi64_mask(k, a, b)
 #define I64_EQ(k, a, b) _mm512_mask_cmpeq_epi64_mask(k, a, b)
 /* fname, lane bits, take-x compare, equality compare, KEY(v): the value lanes as compared,
- * LOWER: the lower of the two indices (x, y in scope) */
+ * LOWER: the lower of the two indices (x, y and eq, the tied pairs' index lanes, in scope) */
 #define LOC_OP(fname, bits, CMP, EQ, KEY, LOWER)                                                \
     static inline __m512i fname(__m512i x_, __m512i y_)                                         \
     {                                                                                           \
         __m512i x = in_register(x_), y = in_register(y_);                                       \
         __m512i xd = dup_even##bits(KEY(x)), yd = dup_even##bits(KEY(y));                       \
-        return loc_pick##bits(x, y, CMP(ALL##bits, xd, yd), EQ(ODD##bits, xd, yd), LOWER);       \
+        __mmask16 eq = EQ(ODD##bits, xd, yd);                                                   \
+        return loc_pick##bits(x, y, CMP(ALL##bits, xd, yd), eq, LOWER);                         \
     }
 /* GCC otherwise folds the loads of x and y into each instruction that reads them (MOVSLDUP,
  * the blend, the compare: five 512-bit loads a vector instead of two), and the 32-bit pair
@@ -63,10 +64,11 @@ static inline __m512i in_register(__m512i v)
 /* The lower index: int32 (also the low half of a 64-bit lane; the padding dword's result is
  * never stored): SMIN. The float and double indices of 2REAL and 2DOUBLE_PRECISION:
  * MINPS/MINPD(y, x) = y < x ? y : x, the scalar's rule (x's unless y's is lower: +-0 and NaN
- * included). */
+ * included), in the tied pairs' index lanes only (masked: MINPS signals FE_INVALID on a NaN,
+ * and the scalar and the MPIs compare indices only where the values tie). */
 #define LOWER_I32 _mm512_min_epi32(x, y)
-#define LOWER_F32 SI(_mm512_min_ps(PS(y), PS(x)))
-#define LOWER_F64 SI(_mm512_min_pd(PD(y), PD(x)))
+#define LOWER_F32 SI(_mm512_maskz_min_ps(eq, PS(y), PS(x)))
+#define LOWER_F64 SI(_mm512_maskz_min_pd((__mmask8)eq, PD(y), PD(x)))
 LOC_OP(maxloc_float_int, 32, PS_GT, PS_EQ, KEY_SAME, LOWER_I32)
 LOC_OP(minloc_float_int, 32, PS_LT, PS_EQ, KEY_SAME, LOWER_I32)
 LOC_OP(maxloc_2int, 32, I32_GT, I32_EQ, KEY_SAME, LOWER_I32)

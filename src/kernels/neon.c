@@ -183,15 +183,19 @@ static inline vq loc_pick32(vq x, vq y, uint32x4_t take_x, uint32x4_t equal, uin
     return U8(u32)(vbslq_u32(vandq_u32(vtrn1q_u32(equal, equal), odd), lower, r));
 }
 /* int32 index: SMIN. float index (MPI_2REAL): y.i < x.i ? y.i : x.i, the scalar's rule (x's
- * unless y's is lower: +-0 and NaN included). */
+ * unless y's is lower: +-0 and NaN included), of the tied pairs only (eq, over both lanes; the
+ * others compare zeros): FCMGT signals FE_INVALID on any NaN, and the scalar and the MPIs
+ * compare indices only where the values tie. */
 static inline uint32x4_t lower_i32(vq x, vq y) { return vreinterpretq_u32_s32(vminq_s32(AS(s32, x), AS(s32, y))); }
-static inline uint32x4_t lower_f32(vq x, vq y)
+static inline uint32x4_t lower_f32(vq x, vq y, uint32x4_t eq)
 {
-    return vbslq_u32(vcltq_f32(AS(f32, y), AS(f32, x)), AS(u32, y), AS(u32, x));
+    float32x4_t xt = vreinterpretq_f32_u32(vandq_u32(AS(u32, x), eq));
+    float32x4_t yt = vreinterpretq_f32_u32(vandq_u32(AS(u32, y), eq));
+    return vbslq_u32(vcltq_f32(yt, xt), AS(u32, y), AS(u32, x));
 }
-/* {float, int}: the values alone, each copied over its pair's index lane (TRN1), are compared:
- * a float compare of the index lanes reads index bits as a float (-1 is a NaN) and raises
- * FE_INVALID on a signaling one, which the MPI's scalar loop does not. */
+/* The values alone, each copied over its pair's index lane (TRN1), are compared: a float
+ * compare of the index lanes reads index bits as a float ({float, int}: -1 is a NaN) and FCMGT
+ * raises FE_INVALID on any NaN, which the MPI's scalar loop does not. */
 static inline float32x4_t val32(vq v) { return vtrn1q_f32(AS(f32, v), AS(f32, v)); }
 static inline vq maxloc_float_int(vq x, vq y)
 {
@@ -211,11 +215,13 @@ static inline vq minloc_2int(vq x, vq y)
 }
 static inline vq maxloc_2float(vq x, vq y)
 {
-    return loc_pick32(x, y, vcgtq_f32(AS(f32, x), AS(f32, y)), vceqq_f32(AS(f32, x), AS(f32, y)), lower_f32(x, y));
+    uint32x4_t eq = vceqq_f32(val32(x), val32(y));
+    return loc_pick32(x, y, vcgtq_f32(val32(x), val32(y)), eq, lower_f32(x, y, eq));
 }
 static inline vq minloc_2float(vq x, vq y)
 {
-    return loc_pick32(x, y, vcltq_f32(AS(f32, x), AS(f32, y)), vceqq_f32(AS(f32, x), AS(f32, y)), lower_f32(x, y));
+    uint32x4_t eq = vceqq_f32(val32(x), val32(y));
+    return loc_pick32(x, y, vcltq_f32(val32(x), val32(y)), eq, lower_f32(x, y, eq));
 }
 /* One pair a vector, value in 64-bit lane 0, index in lane 1: {double v, i}
  * (MPI_2DOUBLE_PRECISION), and {double or long, int, 4 padding bytes} (the index in lane 1's low
@@ -227,26 +233,28 @@ static inline vq loc_pick64(vq x, vq y, uint64x2_t take_x, uint64x2_t equal, uin
     uint64x2_t r = vbslq_u64(vdupq_laneq_u64(take_x, 0), AS(u64, x), AS(u64, y));
     return U8(u64)(vbslq_u64(vandq_u64(vdupq_laneq_u64(equal, 0), odd), lower, r));
 }
-/* 2DOUBLE_PRECISION: the index lane's rule as lower_f32's. */
-static inline uint64x2_t lower_f64(vq x, vq y)
+/* 2DOUBLE_PRECISION: lower_f32's rule on the index lane (eq over both lanes). */
+static inline uint64x2_t lower_f64(vq x, vq y, uint64x2_t eq)
 {
-    return vbslq_u64(vcltq_f64(AS(f64, y), AS(f64, x)), AS(u64, y), AS(u64, x));
+    float64x2_t xt = vreinterpretq_f64_u64(vandq_u64(AS(u64, x), eq));
+    float64x2_t yt = vreinterpretq_f64_u64(vandq_u64(AS(u64, y), eq));
+    return vbslq_u64(vcltq_f64(yt, xt), AS(u64, y), AS(u64, x));
 }
+static inline float64x2_t val64(vq v) { return vdupq_laneq_f64(AS(f64, v), 0); }
 static inline vq maxloc_2double(vq x, vq y)
 {
-    float64x2_t fx = AS(f64, x), fy = AS(f64, y);
-    return loc_pick64(x, y, vcgtq_f64(fx, fy), vceqq_f64(fx, fy), lower_f64(x, y));
+    uint64x2_t eq = vceqq_f64(val64(x), val64(y));
+    return loc_pick64(x, y, vcgtq_f64(val64(x), val64(y)), eq, lower_f64(x, y, eq));
 }
 static inline vq minloc_2double(vq x, vq y)
 {
-    float64x2_t fx = AS(f64, x), fy = AS(f64, y);
-    return loc_pick64(x, y, vcltq_f64(fx, fy), vceqq_f64(fx, fy), lower_f64(x, y));
+    uint64x2_t eq = vceqq_f64(val64(x), val64(y));
+    return loc_pick64(x, y, vcltq_f64(val64(x), val64(y)), eq, lower_f64(x, y, eq));
 }
 /* {double, int} and {long, int}: SMIN on 32-bit lanes gives the lower index (and a minimum of
  * padding that the store replaces with out's own). FCMGT/FCMEQ are false on NaN; {double, int}
  * compares lane 0's value duplicated (DUP), not lane 1's index and padding bits as a double. */
 static inline uint64x2_t lower_i32_64(vq x, vq y) { return vreinterpretq_u64_u32(lower_i32(x, y)); }
-static inline float64x2_t val64(vq v) { return vdupq_laneq_f64(AS(f64, v), 0); }
 static inline vq maxloc_double_int(vq x, vq y)
 {
     return loc_pick64(x, y, vcgtq_f64(val64(x), val64(y)), vceqq_f64(val64(x), val64(y)), lower_i32_64(x, y));

@@ -190,16 +190,22 @@ static inline __m128i minloc_2int(__m128i x, __m128i y)
     return loc_pick32(x, y, _mm_cmpgt_epi32(y, x), _mm_cmpeq_epi32(x, y), _mm_min_epi32(x, y));
 }
 /* Fortran 2REAL: the index is a float too; MINPS(y, x) = y < x ? y : x is the scalar's rule
- * (x's index unless y's is lower: +-0 and NaN included). */
+ * (x's index unless y's is lower: +-0 and NaN included). Only the tied pairs' indices go into
+ * MINPS (the others are zeroed): it signals FE_INVALID on a NaN, and the scalar and the MPIs
+ * compare indices only where the values tie. eq: the tie, over both lanes of each pair. */
+static inline __m128i lower_tied32(__m128i x, __m128i y, __m128 eq)
+{
+    return SI(_mm_min_ps(_mm_and_ps(PS(y), eq), _mm_and_ps(PS(x), eq)));
+}
 static inline __m128i maxloc_2float(__m128i x, __m128i y)
 {
-    return loc_pick32(x, y, SI(_mm_cmpgt_ps(VAL32(x), VAL32(y))), SI(_mm_cmpeq_ps(VAL32(x), VAL32(y))),
-                      SI(_mm_min_ps(PS(y), PS(x))));
+    __m128 eq = _mm_cmpeq_ps(VAL32(x), VAL32(y));
+    return loc_pick32(x, y, SI(_mm_cmpgt_ps(VAL32(x), VAL32(y))), SI(eq), lower_tied32(x, y, eq));
 }
 static inline __m128i minloc_2float(__m128i x, __m128i y)
 {
-    return loc_pick32(x, y, SI(_mm_cmplt_ps(VAL32(x), VAL32(y))), SI(_mm_cmpeq_ps(VAL32(x), VAL32(y))),
-                      SI(_mm_min_ps(PS(y), PS(x))));
+    __m128 eq = _mm_cmpeq_ps(VAL32(x), VAL32(y));
+    return loc_pick32(x, y, SI(_mm_cmplt_ps(VAL32(x), VAL32(y))), SI(eq), lower_tied32(x, y, eq));
 }
 /* One pair per vector, the value in 64-bit lane 0, the index in lane 1: Fortran
  * 2DOUBLE_PRECISION, and {double or long, int, 4 padding bytes} (the index in lane 1's low
@@ -211,14 +217,20 @@ static inline __m128i loc_pick64(__m128i x, __m128i y, __m128d take_x, __m128d e
     __m128i tie = _mm_blend_epi16(y, lower, 0xf0);
     return _mm_blendv_epi8(_mm_blendv_epi8(y, x, take), tie, eq);
 }
-static inline __m128i lower_2double(__m128i x, __m128i y) { return SI(_mm_min_pd(PD(y), PD(x))); }
+/* 2DOUBLE_PRECISION: lower_tied32's rule on 64-bit lanes (eq over both). */
+static inline __m128i lower_tied64(__m128i x, __m128i y, __m128d eq)
+{
+    return SI(_mm_min_pd(_mm_and_pd(PD(y), eq), _mm_and_pd(PD(x), eq)));
+}
 static inline __m128i maxloc_2double(__m128i x, __m128i y)
 {
-    return loc_pick64(x, y, _mm_cmpgt_pd(VAL64(x), VAL64(y)), _mm_cmpeq_pd(VAL64(x), VAL64(y)), lower_2double(x, y));
+    __m128d eq = _mm_cmpeq_pd(VAL64(x), VAL64(y));
+    return loc_pick64(x, y, _mm_cmpgt_pd(VAL64(x), VAL64(y)), eq, lower_tied64(x, y, eq));
 }
 static inline __m128i minloc_2double(__m128i x, __m128i y)
 {
-    return loc_pick64(x, y, _mm_cmplt_pd(VAL64(x), VAL64(y)), _mm_cmpeq_pd(VAL64(x), VAL64(y)), lower_2double(x, y));
+    __m128d eq = _mm_cmpeq_pd(VAL64(x), VAL64(y));
+    return loc_pick64(x, y, _mm_cmplt_pd(VAL64(x), VAL64(y)), eq, lower_tied64(x, y, eq));
 }
 /* {double, int}: SMIN on 32-bit lanes gives the lower index (and a minimum of padding that the
  * store replaces with out's own). The ordered compares make a NaN value lose and never tie. */

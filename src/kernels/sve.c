@@ -225,18 +225,24 @@ static inline vs prod_c64(vs x, vs y)
 LOC_PICK(32)
 LOC_PICK(64)
 /* int32 index: SMIN. float index (MPI_2REAL, MPI_2DOUBLE_PRECISION): y.i < x.i ? y.i : x.i, the
- * scalar's rule (x's unless y's is lower: +-0 and NaN included). */
+ * scalar's rule (x's unless y's is lower: +-0 and NaN included), compared in the tied pairs'
+ * index lanes only (eq, the value lanes' tie; FCMGT signals FE_INVALID on any NaN, and the
+ * scalar and the MPIs compare indices only where the values tie). */
 static inline svuint32_t lower_i32(vs x, vs y) { return svreinterpret_u32(svmin_s32_x(PT, AS(s32, x), AS(s32, y))); }
 #define LOWER_F(bits)                                                                           \
-    static inline svuint##bits##_t lower_f##bits(vs x, vs y)                                    \
+    static inline svuint##bits##_t lower_f##bits(vs x, vs y, svbool_t eq)                       \
     {                                                                                           \
-        return svsel_u##bits(svcmplt_f##bits(PT, AS(f##bits, y), AS(f##bits, x)), AS(u##bits, y), AS(u##bits, x)); \
+        svbool_t tied = svtrn1_b##bits(svpfalse_b(), eq);                                       \
+        return svsel_u##bits(svcmplt_f##bits(tied, AS(f##bits, y), AS(f##bits, x)), AS(u##bits, y), AS(u##bits, x)); \
     }
 LOWER_F(32)
 LOWER_F(64)
 /* {double, int} and {long, int}: the int32 index is the low half of the odd 64-bit lane, so SMIN
  * on 32-bit lanes gives the lower index (the padding lane's result is never stored). */
 static inline svuint64_t lower_i32_64(vs x, vs y) { return svreinterpret_u64(lower_i32(x, y)); }
+/* The integer forms, in lower_f's shape (no compare to confine). */
+static inline svuint32_t lower_int32(vs x, vs y, svbool_t eq) { (void)eq; return lower_i32(x, y); }
+static inline svuint64_t lower_int32_64(vs x, vs y, svbool_t eq) { (void)eq; return lower_i32_64(x, y); }
 /* The value lanes: only they are compared (loc_pick reads only their verdicts), so a float
  * compare never reads index or padding bits as a float (-1 is a NaN: FE_INVALID, which the
  * MPI's scalar loop does not raise). */
@@ -249,28 +255,27 @@ static inline svbool_t even_lanes(int bits)
 #define LOC_OP_KEY(fname, CMP, vt, bits, LOWER, KEY)                                            \
     static inline vs fname(vs x, vs y)                                                          \
     {                                                                                           \
-        svbool_t ev = even_lanes(bits);                                                         \
-        return loc_pick##bits(x, y, CMP##_##vt(ev, KEY(vt, x), KEY(vt, y)),                     \
-                              svcmpeq_##vt(ev, KEY(vt, x), KEY(vt, y)), LOWER(x, y));           \
+        svbool_t ev = even_lanes(bits), eq = svcmpeq_##vt(ev, KEY(vt, x), KEY(vt, y));          \
+        return loc_pick##bits(x, y, CMP##_##vt(ev, KEY(vt, x), KEY(vt, y)), eq, LOWER(x, y, eq)); \
     }
 #define LOC_OP(fname, CMP, vt, bits, LOWER) LOC_OP_KEY(fname, CMP, vt, bits, LOWER, AS)
 /* {short, 2 padding bytes, int}: the value in the low half of the even 32-bit lane; shifted to
  * the top half it compares as an int32 in the same order, without the padding. */
 #define SHORT_KEY(vt, v) svlsl_n_s32_x(PT, AS(vt, v), 16)
-LOC_OP(maxloc_float_int, svcmpgt, f32, 32, lower_i32)
-LOC_OP(minloc_float_int, svcmplt, f32, 32, lower_i32)
-LOC_OP(maxloc_2int, svcmpgt, s32, 32, lower_i32)
-LOC_OP(minloc_2int, svcmplt, s32, 32, lower_i32)
+LOC_OP(maxloc_float_int, svcmpgt, f32, 32, lower_int32)
+LOC_OP(minloc_float_int, svcmplt, f32, 32, lower_int32)
+LOC_OP(maxloc_2int, svcmpgt, s32, 32, lower_int32)
+LOC_OP(minloc_2int, svcmplt, s32, 32, lower_int32)
 LOC_OP(maxloc_2float, svcmpgt, f32, 32, lower_f32)
 LOC_OP(minloc_2float, svcmplt, f32, 32, lower_f32)
 LOC_OP(maxloc_2double, svcmpgt, f64, 64, lower_f64)
 LOC_OP(minloc_2double, svcmplt, f64, 64, lower_f64)
-LOC_OP(maxloc_double_int, svcmpgt, f64, 64, lower_i32_64)
-LOC_OP(minloc_double_int, svcmplt, f64, 64, lower_i32_64)
-LOC_OP(maxloc_long_int, svcmpgt, s64, 64, lower_i32_64)
-LOC_OP(minloc_long_int, svcmplt, s64, 64, lower_i32_64)
-LOC_OP_KEY(maxloc_short_int, svcmpgt, s32, 32, lower_i32, SHORT_KEY)
-LOC_OP_KEY(minloc_short_int, svcmplt, s32, 32, lower_i32, SHORT_KEY)
+LOC_OP(maxloc_double_int, svcmpgt, f64, 64, lower_int32_64)
+LOC_OP(minloc_double_int, svcmplt, f64, 64, lower_int32_64)
+LOC_OP(maxloc_long_int, svcmpgt, s64, 64, lower_int32_64)
+LOC_OP(minloc_long_int, svcmplt, s64, 64, lower_int32_64)
+LOC_OP_KEY(maxloc_short_int, svcmpgt, s32, 32, lower_int32, SHORT_KEY)
+LOC_OP_KEY(minloc_short_int, svcmplt, s32, 32, lower_int32, SHORT_KEY)
 
 /* ---- half precision: one half in the low 16 bits of each 32-bit lane ----------------------- */
 /* bf16 widens by a shift; it narrows with the scalar's integer round-to-nearest-even (a NaN keeps

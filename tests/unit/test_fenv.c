@@ -4,6 +4,8 @@
  *    ordinary numbers, whatever the index and padding bits hold (-1 reads as a NaN when
  *    compared as a float: the SSE4.1 and AVX2 kernels compared those lanes, and a program that
  *    traps FE_INVALID died on SIGFPE), under every ISA this CPU runs, masked and cascaded tails;
+ *    nor one of 2REAL or 2DOUBLE_PRECISION whose NaN indices belong to pairs whose values do
+ *    not tie (the MPIs compare indices only on a tie; MINPS and FCMGT signal on any NaN);
  *  - an integer reduction leaves no flag behind (the first misaligned call measured the
  *    realignment bound by summing floats in the caller's thread: FE_INEXACT);
  *  - a reduction split over threads rounds in the caller's rounding mode on every part (the
@@ -51,6 +53,30 @@ static void loc_flags(vred_isa isa, int masked)
         fb[k] = (float_int){2.0f, 3};
         da[k] = (double_int){1.0 + k, -1, -1};
         db[k] = (double_int){2.0, 3, -1};
+    }
+    /* Fortran 2REAL / 2DOUBLE_PRECISION: NaN indices, values that never tie. The scalar and the
+     * MPIs compare indices only where the values tie, so no flag. */
+    typedef struct { float v, i; } two_float;
+    typedef struct { double v, i; } two_double;
+    two_float ra[N], rb[N];
+    two_double qa[N], qb[N];
+    for (int k = 0; k < N; k++) {
+        ra[k] = (two_float){10.0f + (float)k, NAN}, rb[k] = (two_float){2.0f, 3.0f};
+        qa[k] = (two_double){10.0 + k, 3.0}, qb[k] = (two_double){2.0, NAN};
+    }
+    for (int op = VRED_OP_MINLOC; op <= VRED_OP_MAXLOC; op++) {
+        char what[96];
+        const vred_entry *er = &entries[op][VRED_2FLOAT], *eq = &entries[op][VRED_2DOUBLE];
+        feclearexcept(FE_ALL_EXCEPT);
+        er->fn(ra, rb, rb, (size_t)N * er->scale);
+        eq->fn(qa, qb, qb, (size_t)N * eq->scale);
+        snprintf(what, sizeof what, "%s 2REAL/2DOUBLE (NaN index, no tie), isa %d (%s tail): FE_INVALID raised",
+                 op == VRED_OP_MINLOC ? "minloc" : "maxloc", (int)isa, masked ? "masked" : "cascade");
+        check(!fetestexcept(FE_INVALID), what);
+        for (int k = 0; k < N; k++) { /* as they were: the next op reads the same inputs */
+            rb[k] = (two_float){2.0f, 3.0f};
+            qb[k] = (two_double){2.0, NAN};
+        }
     }
     for (int op = VRED_OP_MINLOC; op <= VRED_OP_MAXLOC; op++) {
         char what[96];
