@@ -48,30 +48,34 @@ int vred_select_force(vred_coll coll, vred_alg alg)
 /* Can this rule serve on vc? Shared memory: a region is, or may yet be, available (the front
  * makes it, and selects again after the first time), and some node has more than one rank;
  * cross-memory attach: likewise known to work, or not known yet. */
-/* Why rule r cannot run on vc, or NULL if it can. */
+/* Why rule r cannot run on vc, or NULL if it can; in the order of the front's reasons
+ * (coll_front.c, select_why), so that the notice and VRED_STATS say the same. */
 static const char *unusable_why(const rule *r, const vred_comm *vc)
 {
     if (r->fam == VRED_FAMILY_P2P) return NULL;
     if (vc->p2p_only) return "a view between nodes";
     if (!vred_config_get()->shm) return "VRED_SHM=off";
     if (vc->ppn < 2) return "one rank per node";
+    if (r->fam != VRED_FAMILY_HIER && r->fam != VRED_FAMILY_HIER_CMA && vc->nodes > 1)
+        return "it runs inside one node, and the communicator spans several";
     if (vc->shm_state < 0) return "no shared-memory region on this communicator";
     int cma = r->fam == VRED_FAMILY_HIER_CMA || r->fam == VRED_FAMILY_SHM_CMA;
     if (cma && !vred_config_get()->cma) return "VRED_CMA=off";
     if (cma && vc->cma_state < 0) return "the kernel refuses cross-memory attach here";
-    if (r->fam != VRED_FAMILY_HIER && r->fam != VRED_FAMILY_HIER_CMA && vc->nodes > 1)
-        return "the communicator spans several nodes (a node algorithm)";
     return NULL;
 }
 
 static int usable(const rule *r, const vred_comm *vc) { return !unusable_why(r, vc); }
 
 /* A forced algorithm that cannot run, served by another: said once per process and
- * collective, by the communicator's rank 0 (the choice is the same on every rank). */
+ * collective, by the communicator's rank 0 (the choice is the same on every rank). Not for a
+ * communicator of one rank (MPI_COMM_SELF: every process its rank 0), which no algorithm runs
+ * on (the front copies the input), nor for the view between nodes of a hierarchical one. */
 static void notice_fallback(vred_coll coll, const rule *want, const rule *got, const vred_comm *vc)
 {
     static int told[VRED_COLL_COUNT];
-    if (vc->rank != 0 || vc->p2p_only || __atomic_exchange_n(&told[coll], 1, __ATOMIC_RELAXED))
+    if (vc->rank != 0 || vc->size < 2 || vc->p2p_only ||
+        __atomic_exchange_n(&told[coll], 1, __ATOMIC_RELAXED))
         return;
     fprintf(stderr, "vred: %s forced to '%s', which cannot run on this communicator (%s): "
                     "served by '%s' instead (said once)\n",

@@ -88,5 +88,20 @@ if [ "$mode" = gather ]; then
         awk 'NR > 1 && $1 < prev { bad = 1 } { prev = $1 } END { print bad + 0 }')
     [ "$order" = 0 ] || { echo "FAIL: gathered lines out of rank order"; fail=1; }
 fi
-echo "stats.sh $mode np=$np: $nwant lines expected, $(grep -c . "$got") printed, $fail failures"
+# A forced algorithm that cannot run is named once, by rank 0 (src/coll/select.c): where bcast's
+# pipe cannot run, neither can the allreduce forced to ma (both said), nor allgather's pipe where
+# the test says so; nowhere else (nor under VRED_DISABLE, where vred selects nothing).
+notices=$(cat "$out" "$err" | grep -c "^vred: [a-z_]* forced to '[a-z]*', which cannot run")
+expected=0
+if [ "${VRED_DISABLE:-0}" != 1 ]; then
+    for a in "${exe[@]}"; do
+        case $a in --bcast-reason=*) expected=$((expected + 2)) ;; --allgather-reason=*) expected=$((expected + 1)) ;; esac
+    done
+fi
+if [ "$notices" != "$expected" ]; then
+    echo "FAIL: $notices notices of a forced algorithm that cannot run, expected $expected:"
+    cat "$out" "$err" | grep "^vred: .* forced to "
+    fail=1
+fi
+echo "stats.sh $mode np=$np: $nwant lines expected, $(grep -c . "$got") printed, $notices fallback notices, $fail failures"
 exit $fail
