@@ -57,7 +57,8 @@ static int kernel_isa(MPI_Datatype datatype, MPI_Op op)
 {
     vred_type vt;
     vred_op vo;
-    return vred_mpi_map(datatype, op, &vt, &vo) ? (int)vred_entries[vo][vt].isa : (int)VRED_ISA_SCALAR;
+    if (!vred_mpi_map(datatype, op, &vt, &vo)) return (int)VRED_ISA_SCALAR;
+    return (int)__atomic_load_n(&vred_entries[vo][vt].isa, __ATOMIC_RELAXED); /* (vred_isa_cap) */
 }
 
 /* VRED_STATS: the same, timed and counted (served: under the kernel's ISA). */
