@@ -45,8 +45,8 @@ extern "C" {
  * "auto" gives the choice back to the environment, then vred's rule table). Every rank of a
  * communicator must force alike before its next call of that collective. An algorithm that
  * cannot run on a communicator (a shared-memory one without a region) falls back to vred's best
- * other one, and the communicator's rank 0 says so on stderr, once per process and collective. 0, or -1 for an unknown collective, an unknown algorithm or one the collective
- * lacks. */
+ * other one, and the communicator's rank 0 says so on stderr, once per process and collective.
+ * 0, or -1 for an unknown collective, an unknown algorithm or one the collective lacks. */
 VRED_MPI_API int vred_mpi_force(const char *collective, const char *algorithm);
 
 /* Copies out of shared memory: "auto" (streaming stores when the working set exceeds the cache,

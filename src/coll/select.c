@@ -45,11 +45,11 @@ int vred_select_force(vred_coll coll, vred_alg alg)
     return 0;
 }
 
-/* Can this rule serve on vc? Shared memory: a region is, or may yet be, available (the front
- * makes it, and selects again after the first time), and some node has more than one rank;
- * cross-memory attach: likewise known to work, or not known yet. */
-/* Why rule r cannot run on vc, or NULL if it can; in the order of the front's reasons
- * (coll_front.c, select_why), so that the notice and VRED_STATS say the same. */
+/* Why rule r cannot serve on vc, or NULL if it can; in the order of the front's reasons
+ * (coll_front.c, select_why), so that the notice and VRED_STATS say the same. Shared memory: a
+ * region is, or may yet be, available (the front makes it, and selects again after the first
+ * time), and some node has more than one rank; cross-memory attach: likewise known to work, or
+ * not known yet. */
 static const char *unusable_why(const rule *r, const vred_comm *vc)
 {
     if (r->fam == VRED_FAMILY_P2P) return NULL;

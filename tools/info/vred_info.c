@@ -105,7 +105,7 @@ static void print_cpu(void)
 #endif
 }
 
-/* The ISA whose fill put fn into the table: the lowest cap (either tail form) that yields it. */
+/* Each rung's table in both tail forms (which tail the active kernels use). */
 static vred_kernel_table tables[VRED_ISA_COUNT][2];
 static int tables_built[VRED_ISA_COUNT];
 
@@ -119,15 +119,12 @@ static const vred_kernel_table *table_at(int rung, int masked)
     return &tables[rung][masked];
 }
 
+/* The rung of the ISA whose kernel serves (op, ty) now (the dispatch notes it per entry). */
 static int serving_rung(vred_op op, vred_type ty)
 {
-    vred_canon c = vred_canonical(op, ty);
-    vred_binary_fn fn = vred_active.bin[c.op][c.type];
-    for (int r = 0; r < ladder_len; r++) {
-        if (!vred_isa_supported(ladder[r])) continue;
-        if (table_at(r, 0)->bin[c.op][c.type] == fn || table_at(r, 1)->bin[c.op][c.type] == fn)
-            return r;
-    }
+    vred_isa isa = vred_entries[op][ty].isa;
+    for (int r = 0; r < ladder_len; r++)
+        if (ladder[r] == isa) return r;
     return -1;
 }
 
