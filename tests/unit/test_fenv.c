@@ -56,13 +56,11 @@ static void loc_flags(vred_isa isa, int masked)
     }
     /* Fortran 2REAL / 2DOUBLE_PRECISION: NaN indices, values that never tie. The scalar and the
      * MPIs compare indices only where the values tie, so no flag. */
-    typedef struct { float v, i; } two_float;
-    typedef struct { double v, i; } two_double;
-    two_float ra[N], rb[N];
-    two_double qa[N], qb[N];
+    vred_2float ra[N], rb[N];
+    vred_2double qa[N], qb[N];
     for (int k = 0; k < N; k++) {
-        ra[k] = (two_float){10.0f + (float)k, NAN}, rb[k] = (two_float){2.0f, 3.0f};
-        qa[k] = (two_double){10.0 + k, 3.0}, qb[k] = (two_double){2.0, NAN};
+        ra[k] = (vred_2float){10.0f + (float)k, NAN}, rb[k] = (vred_2float){2.0f, 3.0f};
+        qa[k] = (vred_2double){10.0 + k, 3.0}, qb[k] = (vred_2double){2.0, NAN};
     }
     for (int op = VRED_OP_MINLOC; op <= VRED_OP_MAXLOC; op++) {
         char what[96];
@@ -74,8 +72,8 @@ static void loc_flags(vred_isa isa, int masked)
                  op == VRED_OP_MINLOC ? "minloc" : "maxloc", (int)isa, masked ? "masked" : "cascade");
         check(!fetestexcept(FE_INVALID), what);
         for (int k = 0; k < N; k++) { /* as they were: the next op reads the same inputs */
-            rb[k] = (two_float){2.0f, 3.0f};
-            qb[k] = (two_double){2.0, NAN};
+            rb[k] = (vred_2float){2.0f, 3.0f};
+            qb[k] = (vred_2double){2.0, NAN};
         }
     }
     for (int op = VRED_OP_MINLOC; op <= VRED_OP_MAXLOC; op++) {
