@@ -211,8 +211,8 @@ static int pass_select(vred_coll coll, const vred_comm *vc, size_t bytes)
 
 /* The selection of the last call per thread and collective, so that the next call alike (the
  * same communicator state and bytes) skips the selection's lookups: the class to learn, the
- * learned cell, the rules' scan, and the copy mode (a reduction selects twice: before the
- * ranks' agreement and after it). They took 8% of a 4 KiB allgather's time (2 ranks, Intel MPI
+ * learned cell, the rules' scan, and the copy mode (a bcast or allgather past the one-step
+ * path selects twice: before the ranks' agreement and after it). They took 8% of a 4 KiB allgather's time (2 ranks, Intel MPI
  * 2021, perf); remembered, 4 KiB calls ran 1-2% faster, the allgather 7% (Open MPI 4.1, Xeon
  * guest, medians of 14 alternating runs). Valid while front_gen stands (vred_mpi_force, a class
  * learned, a region made, a communicator freed bump it) and the communicator's shared-memory
