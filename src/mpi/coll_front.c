@@ -211,13 +211,14 @@ static int pass_select(vred_coll coll, const vred_comm *vc, size_t bytes)
 
 /* The selection of the last call per thread and collective, so that the next call alike (the
  * same communicator state and bytes) skips the selection's lookups: the class to learn, the
- * learned cell, the rules' scan, and the copy mode (a bcast or allgather past the one-step
- * path selects twice: before the ranks' agreement and after it). They took 8% of a 4 KiB allgather's time (2 ranks, Intel MPI
- * 2021, perf); remembered, 4 KiB calls ran 1-2% faster, the allgather 7% (Open MPI 4.1, Xeon
- * guest, medians of 14 alternating runs). Valid while front_gen stands (vred_mpi_force, a class
- * learned, a region made, a communicator freed bump it) and the communicator's shared-memory
- * and cross-memory-attach states are the ones seen (cma is given up during a call without the
- * front: shm/entry.c). */
+ * learned cell, the rules' scan, and the copy mode (a bcast or allgather past the one-step path
+ * selects twice: before the ranks' agreement and after it). They took 8% of a 4 KiB
+ * allgather's time (2 ranks, Intel MPI 2021, perf); remembered, 4 KiB calls ran 1-2% faster,
+ * the allgather 7% (Open MPI 4.1, Xeon guest, medians of 14 alternating runs). Valid while
+ * front_gen stands (vred_mpi_force, a class learned, a communicator freed bump it) and the
+ * communicator's shared-memory and cross-memory-attach states are the ones seen: a region is
+ * made in vred_front_run (which bumps front_gen too) or while a class is measured, and cma is
+ * given up during a call (shm/entry.c). */
 typedef struct {
     const vred_comm *vc;
     size_t bytes;
@@ -255,6 +256,7 @@ static vred_coll_fn select_learned(vred_coll coll, const vred_comm *vc, size_t b
         vred_shm_mpi_begin(mpi_mark_region(vc), coll, bytes);
         vred_learn((vred_comm *)vc, coll, k);
         vred_shm_mpi_end();
+        vred_front_invalidate(); /* the cells it wrote: nothing remembered during it stands */
     }
     vred_coll_fn fn = vred_select(coll, vc, bytes, alg);
     if (k < 0) /* (a class just measured bumped front_gen: the next call selects afresh) */
