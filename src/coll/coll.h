@@ -40,11 +40,16 @@ enum { VRED_LEARN_CLASSES = 48 }; /* (VRED_LEARN_MIN_CLASS, VRED_LEARN_MAX_BYTES
 typedef struct {
     signed char alg[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     /* The host's slow spells (learn.c): 1 = the kept cell was measured in one, by an earlier
-     * run, and is measured again by this one (VRED_LEARN=on); 2 = measured in one and final for
+     * run, or is a close call still followed (close_runs), and is measured again by this one
+     * (VRED_LEARN=on); 2 = measured in one and final for
      * this run; 0 = neither. spell_runs: how many measurements in a row fell in a spell (the
      * cache's spell=N), counted on by the next one. */
     signed char spell[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     unsigned char spell_runs[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
+    /* A close call followed over runs (learn_pick.h, VRED_LEARN_RUNS): how many runs have
+     * measured it (the cache's close=N), 0 for a cell not followed. A cell with fewer than
+     * VRED_LEARN_RUNS is due again (spell = 1, as a spell's) in the next run. */
+    unsigned char close_runs[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     /* 1 = the learned vred algorithm runs with streaming stores (VRED_NT=on for its calls),
      * measured faster so on this machine; 0 = the copy rule decides (local/copy.h). */
     signed char nt[VRED_COLL_COUNT][VRED_LEARN_CLASSES];

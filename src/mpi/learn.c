@@ -48,6 +48,7 @@
  * batches, minutes later, found it 1.27-1.46x slower (Xeon guest, 2 ranks; 1000 calls: 0.89-1.21x,
  * and the MPI picked in 2 runs of 3). */
 enum { ROUNDS = 5, MAX_BATCH = 1000, NCAND = VRED_SELECT_CANDIDATES + 1 };
+_Static_assert(NCAND <= VRED_LEARN_MAX_CAND, "learn_pick.h's history holds every candidate");
 /* A close call (learn_pick.h) is measured again, over CLOSE_ROUNDS rounds: where the MPI wins
  * but one of vred's candidates came within VRED_LEARN_CLOSE of it. Five rounds' medians move by
  * more than that from run to run on a noisy host: Open MPI 4.1's reduce of 1 MiB on the Xeon
@@ -412,10 +413,11 @@ static int skewed_pick(const probe *p, const candidate *cand, int nc, double t[2
 
 /* The cache file's line for a measured cell: "COLL CLASS PICK [nt=on] [spell=N]", then each
  * candidate's median ("ALG=..." or "ALG/nt=..."), for a cma pick timed on skewed buffers
- * (skewed_pick) those times and the verdict ("skewed=cma|pipe"), and the spell probe's ratio. */
+ * (skewed_pick) those times and the verdict ("skewed=cma|pipe"), the spell probe's ratio, and
+ * for a close call followed over runs its history (over_runs). */
 static void cell_line(char *line, size_t size, vred_coll coll, int k, const candidate *c, int nc,
                       const double *med, int best, int spell_runs, double ratio,
-                      const double skew_t[2], int skew_keep)
+                      const double skew_t[2], int skew_keep, const char *runs)
 {
     int n = snprintf(line, size, "%s %d %s%s", vred_coll_name(coll), k, vred_alg_name(c[best].alg),
                      c[best].nt ? " nt=on" : "");
@@ -428,7 +430,95 @@ static void cell_line(char *line, size_t size, vred_coll coll, int k, const cand
         n += snprintf(line + n, size - (size_t)n, " cma/skewed=%.3e pipe/skewed=%.3e skewed=%s",
                       skew_t[0], skew_t[1], skew_keep ? "cma" : "pipe");
     if (ratio > 0 && n > 0 && (size_t)n < size)
-        snprintf(line + n, size - (size_t)n, " ordinary/streaming=%.2f", ratio);
+        n += snprintf(line + n, size - (size_t)n, " ordinary/streaming=%.2f", ratio);
+    if (runs[0] && n > 0 && (size_t)n < size) snprintf(line + n, size - (size_t)n, "%s", runs);
+}
+
+/*
+ * A close call followed over runs (learn_pick.h, VRED_LEARN_RUNS). Where this run's verdict is
+ * a close call, or the cell is one that earlier runs began to follow, rank 0 takes the earlier
+ * runs' ratios from the cell's kept line (" close=N", then " ALG[/nt]/mpi=r1,...,rN" for each of
+ * vred's candidates, its median time over the MPI's in each run), adds this run's, and picks on
+ * each candidate's median ratio over the runs; every rank gets that pick (*best) and the number
+ * of runs, which this returns (0: not followed, *best as measured). The history's part of the
+ * cell line goes to runs_text (rank 0). A kept history that does not match this run's
+ * candidates (another set, a line edited by hand) starts again from this run. Only calls of at
+ * most FOLLOW_MAX_S are followed: each later run measures the class again, a few hundred
+ * milliseconds at most; the modes seen so far were those of small calls.
+ */
+static const double FOLLOW_MAX_S = 1e-3;
+
+static void candidate_name(const candidate *c, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s", vred_alg_name(c->alg), c->nt ? "/nt" : "");
+}
+
+/* The earlier runs' ratios of cell (coll, k) from rank 0's file into ratio[0..N); N, or 0 where
+ * the kept line has none for exactly these candidates. */
+static int kept_runs(const vred_comm *vc, vred_coll coll, int k, const candidate *c, int nc,
+                     double ratio[][VRED_LEARN_MAX_CAND])
+{
+    vred_learn_file f;
+    char line[1024], token[48];
+    vred_learn_file_for(vc, &f);
+    if (vred_learn_file_cell(&f, coll, k, line, sizeof line)) return 0;
+    const char *at = strstr(line, " close=");
+    int n = at ? atoi(at + 7) : 0;
+    if (n < 1 || n >= VRED_LEARN_RUNS) return 0;
+    for (int r = 0; r < n; r++) ratio[r][0] = 1;
+    for (int i = 1; i < nc; i++) {
+        char name[32];
+        candidate_name(&c[i], name, sizeof name);
+        snprintf(token, sizeof token, " %s/mpi=", name);
+        const char *p = strstr(line, token);
+        if (!p) return 0;
+        p += strlen(token);
+        for (int r = 0; r < n; r++) {
+            char *end;
+            double v = strtod(p, &end);
+            if (end == p || !(v > 0) || !isfinite(v) || (r < n - 1 && *end != ',')) return 0;
+            ratio[r][i] = v;
+            p = end + (r < n - 1);
+        }
+        if (*p && *p != ' ') return 0; /* more runs than close=N says */
+    }
+    return n;
+}
+
+/* " close=N ALG/mpi=r1,...,rN ..." for the cell line. */
+static void runs_text(char *buf, size_t size, const candidate *c, int nc,
+                      double ratio[][VRED_LEARN_MAX_CAND], int runs)
+{
+    int n = snprintf(buf, size, " close=%d", runs);
+    for (int i = 1; i < nc && n > 0 && (size_t)n < size; i++) {
+        char name[32];
+        candidate_name(&c[i], name, sizeof name);
+        n += snprintf(buf + n, size - (size_t)n, " %s/mpi=", name);
+        for (int r = 0; r < runs && n > 0 && (size_t)n < size; r++)
+            n += snprintf(buf + n, size - (size_t)n, "%s%.3f", r ? "," : "", ratio[r][i]);
+    }
+}
+
+static int over_runs(vred_comm *vc, vred_coll coll, int k, const candidate *c, int nc,
+                     const double *med, int *best, char *text, size_t size)
+{
+    int before = vc->learned.close_runs[coll][k];
+    int follow = vc->learned.mode == VRED_LEARN_ON && before > 0 && before < VRED_LEARN_RUNS;
+    text[0] = 0;
+    if ((!follow && !vred_learn_close_call(med, nc)) || !(med[0] > 0) || med[0] > FOLLOW_MAX_S)
+        return 0;
+    int got[2] = {*best, 1}; /* the pick, the runs */
+    if (vc->rank == 0) {
+        double ratio[VRED_LEARN_RUNS][VRED_LEARN_MAX_CAND];
+        int runs = follow ? kept_runs(vc, coll, k, c, nc, ratio) : 0;
+        for (int i = 0; i < nc; i++) ratio[runs][i] = med[i] / med[0];
+        runs++;
+        got[0] = vred_learn_pick_runs(ratio, runs, nc), got[1] = runs;
+        runs_text(text, size, c, nc, ratio, runs);
+    }
+    if (vred_next()->Bcast(got, 2, MPI_INT, 0, vc->comm) != MPI_SUCCESS) return 0;
+    *best = got[0] >= 0 && got[0] < nc ? got[0] : *best;
+    return got[1];
 }
 
 /* Another communicator of this shape (the same cache file) may have measured the class since
@@ -437,11 +527,14 @@ static void cell_line(char *line, size_t size, vred_coll coll, int k, const cand
  * communicator had none, or where it had one kept from a slow spell (due again) and the file's
  * has been measured since (its alg or its run of spells differs): so communicators of one
  * shape pick alike in a run and the file keeps the answer the next run reads. A cell measured
- * in a spell is taken as it is, spell mark and all: measuring again is the next run's business,
- * as for the communicator that measured it (vred_learn). 1 if taken (on every rank). */
+ * in a spell, or a close call followed over runs, is taken as it is, marks and all: measuring
+ * again is the next run's business, as for the communicator that measured it (vred_learn); a
+ * followed cell that another communicator measured in this run has one more run in its count.
+ * 1 if taken (on every rank). */
 static int measured_meanwhile(vred_comm *vc, vred_coll coll, int k)
 {
-    signed char cell[4] = {VRED_ALG_AUTO, 0, 0, 0}; /* alg, nt, skew_cma, spell_runs */
+    signed char cell[5] = {VRED_ALG_AUTO, 0, 0, 0, 0}; /* alg, nt, skew_cma, spell_runs,
+                                                            close_runs */
     if (vc->rank == 0) {
         vred_learned fresh;
         vred_learn_file f;
@@ -450,18 +543,21 @@ static int measured_meanwhile(vred_comm *vc, vred_coll coll, int k)
         vred_learn_file_read(&f, &fresh);
         int had = vc->learned.spell[coll][k] == 1; /* a kept cell, due again */
         int since = fresh.alg[coll][k] != vc->learned.alg[coll][k] ||
-                    fresh.spell_runs[coll][k] != vc->learned.spell_runs[coll][k];
+                    fresh.spell_runs[coll][k] != vc->learned.spell_runs[coll][k] ||
+                    fresh.close_runs[coll][k] != vc->learned.close_runs[coll][k];
         if (fresh.alg[coll][k] != VRED_ALG_AUTO && (!had || since))
             cell[0] = fresh.alg[coll][k], cell[1] = fresh.nt[coll][k],
-            cell[2] = fresh.skew_cma[coll][k], cell[3] = (signed char)fresh.spell_runs[coll][k];
+            cell[2] = fresh.skew_cma[coll][k], cell[3] = (signed char)fresh.spell_runs[coll][k],
+            cell[4] = (signed char)fresh.close_runs[coll][k];
     }
-    if (vred_next()->Bcast(cell, 4, MPI_SIGNED_CHAR, 0, vc->comm) != MPI_SUCCESS ||
+    if (vred_next()->Bcast(cell, 5, MPI_SIGNED_CHAR, 0, vc->comm) != MPI_SUCCESS ||
         cell[0] == VRED_ALG_AUTO)
         return 0;
     vc->learned.alg[coll][k] = cell[0];
     vc->learned.nt[coll][k] = cell[1];
     vc->learned.skew_cma[coll][k] = cell[2];
     vc->learned.spell_runs[coll][k] = (unsigned char)cell[3];
+    vc->learned.close_runs[coll][k] = (unsigned char)cell[4];
     vc->learned.spell[coll][k] = (signed char)(cell[3] ? 2 : 0); /* nothing more this run */
     return 1;
 }
@@ -508,6 +604,12 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         int runs = spell ? vc->learned.spell_runs[coll][k] + 1 : 0;
         vc->learned.spell_runs[coll][k] = (unsigned char)(runs > 99 ? 99 : runs);
         int best = vred_learn_pick(med, nc);
+        /* Not in a spell: its times are not the machine's (the next run measures again). */
+        char runs_txt[320];
+        int followed = spell ? 0 : over_runs(vc, coll, k, cand, nc, med, &best, runs_txt,
+                                             sizeof runs_txt);
+        if (spell) runs_txt[0] = 0;
+        vc->learned.close_runs[coll][k] = (unsigned char)followed;
         double skew_t[2] = {0, 0};
         int keep = 0;
         if (cand[best].alg == VRED_ALG_CMA && !cand[best].nt && bytes >= VRED_FRONT_SKEW_MIN &&
@@ -518,9 +620,9 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         vc->learned.nt[coll][k] = (signed char)cand[best].nt;
         vc->learned.skew_cma[coll][k] = (signed char)keep;
         if (vc->rank == 0 && !local_only) {
-            char line[640];
+            char line[1000]; /* the reader takes lines up to 1023 bytes (learn_cache.c) */
             cell_line(line, sizeof line, coll, k, cand, nc, med, best, spell ? runs : 0, ratio,
-                      skew_t, keep);
+                      skew_t, keep, runs_txt);
             vred_learn_file f;
             vred_learn_file_for(vc, &f);
             static int warned;

@@ -18,7 +18,8 @@ int vred_learn_load(vred_comm *vc);
 void vred_learn(vred_comm *vc, vred_coll coll, int k);
 
 /* learn_cache.c: rank 0's side. The cache file for vc's shape ("" if there is no cache
- * directory) and its key line; read the cells it holds into l; replace one cell's line. */
+ * directory) and its key line; read the cells it holds into l; replace one cell's line; read
+ * one cell's line. */
 typedef struct {
     char path[4096];
     char key[2048];
@@ -26,5 +27,8 @@ typedef struct {
 void vred_learn_file_for(const vred_comm *vc, vred_learn_file *f);
 void vred_learn_file_read(const vred_learn_file *f, vred_learned *l);
 int vred_learn_file_put(const vred_learn_file *f, vred_coll coll, int k, const char *line);
+/* The kept line of cell (coll, k) into line: 0, or -1 if the file holds none. */
+int vred_learn_file_cell(const vred_learn_file *f, vred_coll coll, int k, char *line,
+                         size_t size);
 
 #endif

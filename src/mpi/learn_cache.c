@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include "kernels/kernel.h"
 #include "mpi/learn.h"
+#include "mpi/learn_pick.h"
 
 /* The first processor's identity lines of /proc/cpuinfo, in the file's order (x86: vendor, family,
  * model, name, stepping; Arm: implementer, variant, part, revision), '/'-separated, each up to a
@@ -252,6 +253,11 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
         int runs = sp ? atoi(sp + 7) : 0;
         l->spell_runs[c][k] = (unsigned char)(runs < 1 ? (sp ? 1 : 0) : runs > 99 ? 99 : runs);
         l->spell[c][k] = (signed char)(l->spell_runs[c][k] ? 1 : 0);
+        /* close=N: a close call N runs have measured, due again until VRED_LEARN_RUNS have */
+        const char *cl = strstr(line, " close=");
+        int seen = cl ? atoi(cl + 7) : 0;
+        l->close_runs[c][k] = (unsigned char)(seen < 0 ? 0 : seen > 99 ? 99 : seen);
+        if (seen > 0 && seen < VRED_LEARN_RUNS) l->spell[c][k] = 1;
         quiet |= quiet_cell(line);
         again |= l->spell_runs[c][k] > 1;
     }
@@ -262,6 +268,21 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
     for (int c = 0; c < VRED_COLL_COUNT; c++)
         for (int k = 0; k < VRED_LEARN_CLASSES; k++)
             if (l->spell_runs[c][k] > 1) l->spell[c][k] = 2;
+}
+
+int vred_learn_file_cell(const vred_learn_file *f, vred_coll coll, int k, char *line,
+                         size_t size)
+{
+    FILE *in = open_matching(f);
+    int found = 0;
+    while (in && !found && next_line(in, line, size)) {
+        vred_coll c;
+        vred_alg a;
+        int j;
+        found = line[0] != '#' && !parse_cell(line, &c, &j, &a) && c == coll && j == k;
+    }
+    if (in) fclose(in);
+    return found ? 0 : -1;
 }
 
 /* mkdir -p with mode 0700 for the components it makes; the last `owned` components (vred's

@@ -13,6 +13,8 @@
  * vred's pick ahead of the MPI by less than it. learn.c measures such a class again, longer
  * (CLOSE_ROUNDS says why). */
 #define VRED_LEARN_CLOSE 0.15
+/* Candidates at most, the MPI included (learn.c's NCAND fits in it). */
+#define VRED_LEARN_MAX_CAND 8
 
 /* The index of the pick: the fastest of vred's if it beats the MPI by the margin, else 0. */
 static inline int vred_learn_pick(const double *med, int nc)
@@ -36,6 +38,45 @@ static inline int vred_learn_close_call(const double *med, int nc)
     for (int i = 1; i < nc; i++)
         if (med[i] < (1 + VRED_LEARN_CLOSE) * med[0]) return 1;
     return 0;
+}
+
+/*
+ * A close call is followed over VRED_LEARN_RUNS runs: the MPI alone can run at one of two speeds
+ * for a whole launch (docs/peers.md, "The MPI's own speed from launch to launch": MPICH 4.0's
+ * bcast of 4 KiB at 0.67-0.78 us in some launches, 0.95-1.07 in others, vred's at 0.82-0.94 in
+ * all), so one calibration sees one of them and its pick then held for every later run. Each of
+ * the next runs measures the class again and keeps each candidate's time over the MPI's; the
+ * pick is made on the median of those ratios over the runs so far, and stands once
+ * VRED_LEARN_RUNS runs have measured it.
+ */
+#define VRED_LEARN_RUNS 5
+
+/* The median of v[0..n) (n >= 1; v is reordered): the middle value, or the mean of the two
+ * middle ones. */
+static inline double vred_learn_median(double *v, int n)
+{
+    for (int i = 1; i < n; i++) /* insertion sort: n <= VRED_LEARN_RUNS */
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The index of the pick over `runs` runs (1..VRED_LEARN_RUNS): ratio[r][i] is candidate i's
+ * median time over the MPI's in run r (ratio[r][0] = 1, the MPI). Each candidate's median ratio
+ * over the runs, then vred_learn_pick on those. */
+static inline int vred_learn_pick_runs(const double ratio[][VRED_LEARN_MAX_CAND], int runs,
+                                       int nc)
+{
+    double med[VRED_LEARN_MAX_CAND];
+    for (int i = 0; i < nc && i < VRED_LEARN_MAX_CAND; i++) {
+        double v[VRED_LEARN_RUNS];
+        int n = 0;
+        for (int r = 0; r < runs && r < VRED_LEARN_RUNS; r++) v[n++] = ratio[r][i];
+        med[i] = n ? vred_learn_median(v, n) : 1;
+    }
+    return vred_learn_pick(med, nc < VRED_LEARN_MAX_CAND ? nc : VRED_LEARN_MAX_CAND);
 }
 
 #endif

@@ -16,6 +16,8 @@
 #   5b. files and directories others could have written, FIFOs, out-of-range classes and
 #      overlong lines are not read (nor written into);
 #   7. a duplicate of MPI_COMM_WORLD picks what world measured, from the file;
+#   9. a close call is followed over runs: measured again while close=N < 5, picked on the
+#      median of each candidate's ratio to the MPI over the runs, then kept;
 #   8. off writes nothing; a cache that cannot be written costs one warning, not the run.
 # Every run also checks each result against the MPI's own (learn.c).
 #
@@ -204,6 +206,59 @@ LEARN_DUP=1 VRED_LEARN=on run dup
 grep '^dup-pick ' "$work/dup.out" | sed 's/^dup-//' >"$work/dup.twin"
 cmp -s "$work/dup" "$work/dup.twin" ||
     { bad "the duplicate communicator picked otherwise than world"; diff "$work/dup" "$work/dup.twin"; }
+
+# 9. close calls followed over runs (learn_pick.h, VRED_LEARN_RUNS): a cell kept with the
+#    history of earlier runs (close=N, each of vred's candidates' time over the MPI's per run)
+#    is measured again by the next run, which adds its ratios and picks on the median over the
+#    runs; at close=5 it stands. The 4 KiB allreduce's candidates come from a measured line.
+rm -rf "$dir"
+VRED_LEARN=on run close0
+f=$(file)
+line=$(grep '^allreduce 12 ' "$f" 2>/dev/null)
+mpi_t=$(echo "$line" | sed -n 's/.* mpi=\([0-9.e+-]*\).*/\1/p')
+names=$(echo "$line" | grep -o ' [a-z]*\(/nt\)\?=[0-9]' | sed 's/^ //; s/=.*//' |
+        grep -vx 'mpi\|spell\|close')
+first=$(echo "$names" | head -n 1)
+if [ -z "$line" ] || [ -z "$first" ]; then
+    bad "close: no measured allreduce 12 cell with vred candidates: '$line'"
+elif awk -v t="$mpi_t" 'BEGIN { exit !(t > 1e-3) }'; then
+    echo "note: close: the MPI's 4 KiB allreduce took $mpi_t s, past what is followed; skipped"
+else
+    hist() { # hist N VALUE-FOR-FIRST VALUE-FOR-OTHERS: a close=N history
+        local out=" close=$1" n v
+        for n in $names; do
+            v=$3; [ "$n" = "$first" ] && v=$2
+            out="$out $n/mpi=$(yes "$v" | head -n "$1" | paste -sd, -)"
+        done
+        echo "$out"
+    }
+    # vred 5x slower in two earlier runs: whatever this run measures, the median keeps the MPI
+    sed -i "s|^allreduce 12 .*|allreduce 12 dpml$(hist 2 5.000 5.000)|" "$f"
+    VRED_LEARN=on run close1
+    grep -qx 'pick allreduce 4096 mpi' "$work/close1" || bad "close=2 at 5x: not the MPI: $(grep 'allreduce 4096' "$work/close1")"
+    l=$(grep '^allreduce 12 ' "$f")
+    case $l in "allreduce 12 mpi "*" close=3 "*) ;; *) bad "close=2: not measured again into close=3: $l" ;; esac
+    for n in $names; do
+        echo "$l" | grep -q " $n/mpi=5.000,5.000,[0-9.]*\( \|\$\)" || bad "close=3: $n's history is not 5,5,this run's: $l"
+    done
+    # the first candidate at half the MPI's time in three earlier runs: picked over four
+    sed -i "s|^allreduce 12 .*|allreduce 12 mpi$(hist 3 0.500 5.000)|" "$f"
+    VRED_LEARN=on run close2
+    grep -qx "pick allreduce 4096 ${first%/nt}" "$work/close2" || bad "close=3, $first at 0.5x: not picked: $(grep 'allreduce 4096' "$work/close2")"
+    grep -q "^allreduce 12 ${first%/nt} .* close=4 " "$f" || bad "close=3: not measured again into close=4: $(grep '^allreduce 12 ' "$f")"
+    # at close=5 the cell stands: not measured again, its pick kept
+    sed -i "s|^allreduce 12 .*|allreduce 12 ring$(hist 5 5.000 5.000)|" "$f"
+    kept=$(grep '^allreduce 12 ' "$f")
+    VRED_LEARN=on run close3
+    grep -qx 'pick allreduce 4096 ring' "$work/close3" || bad "close=5: the kept pick (ring) not followed"
+    [ "$(grep '^allreduce 12 ' "$f")" = "$kept" ] || bad "close=5: the cell was measured again: $(grep '^allreduce 12 ' "$f")"
+
+    # a history of other candidates (edited, or another set) starts again from this run
+    sed -i "s|^allreduce 12 .*|allreduce 12 ring close=2 bogus/mpi=0.100,0.100|" "$f"
+    VRED_LEARN=on run close4
+    l=$(grep '^allreduce 12 ' "$f")
+    case $l in *bogus*|*" close=3 "*) bad "a history of other candidates was carried on: $l" ;; esac
+fi
 
 # 8. off, and a cache that cannot be written
 rm -rf "$dir"

@@ -1,7 +1,8 @@
 /*
  * The learned selection's verdict (mpi/learn_pick.h): vred's fastest candidate only where it
  * beats the MPI by the margin, and a close call (the MPI ahead, a candidate within
- * VRED_LEARN_CLOSE of it) measured again. med[0] is the MPI's median, then vred's.
+ * VRED_LEARN_CLOSE of it) measured again, and followed over runs (the pick on each candidate's
+ * median ratio to the MPI over the runs). med[0] is the MPI's median, then vred's.
  */
 #include <stdio.h>
 #include "check.h"
@@ -56,6 +57,33 @@ int main(void)
     /* Only the MPI to measure. */
     double alone[] = {100};
     CHECK(vred_learn_pick(alone, 1) == 0 && !vred_learn_close_call(alone, 1), "the MPI alone");
+
+    /* Close calls over runs: each candidate's median ratio to the MPI over the runs so far. */
+    double m5[] = {3, 1, 5, 2, 4}, m4[] = {4, 1, 3, 2}, m1[] = {7};
+    CHECK(vred_learn_median(m5, 5) == 3, "median of 5 values");
+    CHECK(vred_learn_median(m4, 4) == 2.5, "median of 4 values: the two middle ones' mean");
+    CHECK(vred_learn_median(m1, 1) == 7, "median of one value");
+    /* MPICH 4.0's 4 KiB bcast (docs/peers.md): the MPI fast in one launch (vred's pipe at 1.3x
+     * its time), slow in the next four (pipe at 0.8x): the first run alone keeps the MPI, the
+     * median over the runs takes pipe. */
+    double modes[VRED_LEARN_RUNS][VRED_LEARN_MAX_CAND] = {
+        {1, 1.30}, {1, 0.80}, {1, 0.82}, {1, 0.79}, {1, 1.25}};
+    CHECK(vred_learn_pick_runs(modes, 1, 2) == 0, "one run with the MPI fast: the MPI");
+    CHECK(vred_learn_pick_runs(modes, 2, 2) == 0, "two runs, 1.30 and 0.80: mean 1.05, the MPI");
+    CHECK(vred_learn_pick_runs(modes, 3, 2) == 1, "three runs: median 0.82, vred");
+    CHECK(vred_learn_pick_runs(modes, 5, 2) == 1, "five runs: median 0.82, vred");
+    /* The other way: one launch put vred ahead by 10%, the MPI is ahead in the rest. */
+    double lucky[VRED_LEARN_RUNS][VRED_LEARN_MAX_CAND] = {
+        {1, 0.90, 1.40}, {1, 1.05, 1.30}, {1, 1.08, 1.50}};
+    CHECK(vred_learn_pick_runs(lucky, 1, 3) == 1, "one lucky run: vred");
+    CHECK(vred_learn_pick_runs(lucky, 3, 3) == 0, "median over three runs 1.05: the MPI");
+    /* Several candidates: the fastest median wins, with the margin against the MPI. */
+    double three[VRED_LEARN_RUNS][VRED_LEARN_MAX_CAND] = {
+        {1, 0.93, 0.70}, {1, 0.91, 0.99}, {1, 0.92, 0.98}};
+    CHECK(vred_learn_pick_runs(three, 3, 3) == 1,
+          "medians 0.92 and 0.98: the first, although the second won one run by more");
+    double margin[VRED_LEARN_RUNS][VRED_LEARN_MAX_CAND] = {{1, 0.95}, {1, 0.90}, {1, 0.96}};
+    CHECK(vred_learn_pick_runs(margin, 3, 2) == 0, "median 0.95, inside the margin: the MPI");
 
     printf("learn_pick: %d passed, %d failed\n", passed, failed);
     return failed != 0;
