@@ -11,7 +11,9 @@
  * alternating over ROUNDS rounds, the median per candidate. Every rank
  * gets the same times (one MPI_MAX allreduce per round) and so makes the same pick; rank 0
  * keeps it in the cache file, and the next run (and every communicator of the same shape)
- * starts from there, so the pick for a machine, MPI, shape and size repeats from run to run.
+ * starts from there, so the pick for a machine, MPI, shape and size repeats from run to run;
+ * a close call's once five runs have measured it and picked on the median over them
+ * (learn_runs.c: the MPI alone can change speed from one launch to the next).
  *
  * But not a pick made in one of the host's slow spells (docs/peers.md): there the cores' shared
  * lines cross several times more slowly for seconds to minutes, and the MPI's collective and
@@ -103,6 +105,7 @@ int vred_learn_load(vred_comm *vc)
             vred_learn_file f;
             vred_learn_file_for(vc, &f);
             vred_learn_file_read(&f, &vc->learned);
+            vred_learn_runs_settle(&f, &vc->learned);
         }
     }
     return vred_next()->Bcast(&vc->learned, sizeof vc->learned, MPI_BYTE, 0, vc->comm);
@@ -414,7 +417,7 @@ static int skewed_pick(const probe *p, const candidate *cand, int nc, double t[2
 /* The cache file's line for a measured cell: "COLL CLASS PICK [nt=on] [spell=N]", then each
  * candidate's median ("ALG=..." or "ALG/nt=..."), for a cma pick timed on skewed buffers
  * (skewed_pick) those times and the verdict ("skewed=cma|pipe"), the spell probe's ratio, and
- * for a close call followed over runs its history (over_runs). */
+ * for a close call followed over runs its history (learn_runs.c). */
 static void cell_line(char *line, size_t size, vred_coll coll, int k, const candidate *c, int nc,
                       const double *med, int best, int spell_runs, double ratio,
                       const double skew_t[2], int skew_keep, const char *runs)
@@ -432,93 +435,6 @@ static void cell_line(char *line, size_t size, vred_coll coll, int k, const cand
     if (ratio > 0 && n > 0 && (size_t)n < size)
         n += snprintf(line + n, size - (size_t)n, " ordinary/streaming=%.2f", ratio);
     if (runs[0] && n > 0 && (size_t)n < size) snprintf(line + n, size - (size_t)n, "%s", runs);
-}
-
-/*
- * A close call followed over runs (learn_pick.h, VRED_LEARN_RUNS). Where this run's verdict is
- * a close call, or the cell is one that earlier runs began to follow, rank 0 takes the earlier
- * runs' ratios from the cell's kept line (" close=N", then " ALG[/nt]/mpi=r1,...,rN" for each of
- * vred's candidates, its median time over the MPI's in each run), adds this run's, and picks on
- * each candidate's median ratio over the runs; every rank gets that pick (*best) and the number
- * of runs, which this returns (0: not followed, *best as measured). The history's part of the
- * cell line goes to runs_text (rank 0). A kept history that does not match this run's
- * candidates (another set, a line edited by hand) starts again from this run. Only calls of at
- * most FOLLOW_MAX_S are followed: each later run measures the class again, a few hundred
- * milliseconds at most; the modes seen so far were those of small calls.
- */
-static const double FOLLOW_MAX_S = 1e-3;
-
-static void candidate_name(const candidate *c, char *buf, size_t size)
-{
-    snprintf(buf, size, "%s%s", vred_alg_name(c->alg), c->nt ? "/nt" : "");
-}
-
-/* The earlier runs' ratios of cell (coll, k) from rank 0's file into ratio[0..N); N, or 0 where
- * the kept line has none for exactly these candidates. */
-static int kept_runs(const vred_comm *vc, vred_coll coll, int k, const candidate *c, int nc,
-                     double ratio[][VRED_LEARN_MAX_CAND])
-{
-    vred_learn_file f;
-    char line[1024], token[48];
-    vred_learn_file_for(vc, &f);
-    if (vred_learn_file_cell(&f, coll, k, line, sizeof line)) return 0;
-    const char *at = strstr(line, " close=");
-    int n = at ? atoi(at + 7) : 0;
-    if (n < 1 || n >= VRED_LEARN_RUNS) return 0;
-    for (int r = 0; r < n; r++) ratio[r][0] = 1;
-    for (int i = 1; i < nc; i++) {
-        char name[32];
-        candidate_name(&c[i], name, sizeof name);
-        snprintf(token, sizeof token, " %s/mpi=", name);
-        const char *p = strstr(line, token);
-        if (!p) return 0;
-        p += strlen(token);
-        for (int r = 0; r < n; r++) {
-            char *end;
-            double v = strtod(p, &end);
-            if (end == p || !(v > 0) || !isfinite(v) || (r < n - 1 && *end != ',')) return 0;
-            ratio[r][i] = v;
-            p = end + (r < n - 1);
-        }
-        if (*p && *p != ' ') return 0; /* more runs than close=N says */
-    }
-    return n;
-}
-
-/* " close=N ALG/mpi=r1,...,rN ..." for the cell line. */
-static void runs_text(char *buf, size_t size, const candidate *c, int nc,
-                      double ratio[][VRED_LEARN_MAX_CAND], int runs)
-{
-    int n = snprintf(buf, size, " close=%d", runs);
-    for (int i = 1; i < nc && n > 0 && (size_t)n < size; i++) {
-        char name[32];
-        candidate_name(&c[i], name, sizeof name);
-        n += snprintf(buf + n, size - (size_t)n, " %s/mpi=", name);
-        for (int r = 0; r < runs && n > 0 && (size_t)n < size; r++)
-            n += snprintf(buf + n, size - (size_t)n, "%s%.3f", r ? "," : "", ratio[r][i]);
-    }
-}
-
-static int over_runs(vred_comm *vc, vred_coll coll, int k, const candidate *c, int nc,
-                     const double *med, int *best, char *text, size_t size)
-{
-    int before = vc->learned.close_runs[coll][k];
-    int follow = vc->learned.mode == VRED_LEARN_ON && before > 0 && before < VRED_LEARN_RUNS;
-    text[0] = 0;
-    if ((!follow && !vred_learn_close_call(med, nc)) || !(med[0] > 0) || med[0] > FOLLOW_MAX_S)
-        return 0;
-    int got[2] = {*best, 1}; /* the pick, the runs */
-    if (vc->rank == 0) {
-        double ratio[VRED_LEARN_RUNS][VRED_LEARN_MAX_CAND];
-        int runs = follow ? kept_runs(vc, coll, k, c, nc, ratio) : 0;
-        for (int i = 0; i < nc; i++) ratio[runs][i] = med[i] / med[0];
-        runs++;
-        got[0] = vred_learn_pick_runs(ratio, runs, nc), got[1] = runs;
-        runs_text(text, size, c, nc, ratio, runs);
-    }
-    if (vred_next()->Bcast(got, 2, MPI_INT, 0, vc->comm) != MPI_SUCCESS) return 0;
-    *best = got[0] >= 0 && got[0] < nc ? got[0] : *best;
-    return got[1];
 }
 
 /* Another communicator of this shape (the same cache file) may have measured the class since
@@ -545,10 +461,12 @@ static int measured_meanwhile(vred_comm *vc, vred_coll coll, int k)
         int since = fresh.alg[coll][k] != vc->learned.alg[coll][k] ||
                     fresh.spell_runs[coll][k] != vc->learned.spell_runs[coll][k] ||
                     fresh.close_runs[coll][k] != vc->learned.close_runs[coll][k];
-        if (fresh.alg[coll][k] != VRED_ALG_AUTO && (!had || since))
+        if (fresh.alg[coll][k] != VRED_ALG_AUTO && (!had || since)) {
             cell[0] = fresh.alg[coll][k], cell[1] = fresh.nt[coll][k],
             cell[2] = fresh.skew_cma[coll][k], cell[3] = (signed char)fresh.spell_runs[coll][k],
             cell[4] = (signed char)fresh.close_runs[coll][k];
+            vred_learn_runs_mark(&f, coll, k);
+        }
     }
     if (vred_next()->Bcast(cell, 5, MPI_SIGNED_CHAR, 0, vc->comm) != MPI_SUCCESS ||
         cell[0] == VRED_ALG_AUTO)
@@ -604,11 +522,18 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         int runs = spell ? vc->learned.spell_runs[coll][k] + 1 : 0;
         vc->learned.spell_runs[coll][k] = (unsigned char)(runs > 99 ? 99 : runs);
         int best = vred_learn_pick(med, nc);
-        /* Not in a spell: its times are not the machine's (the next run measures again). */
-        char runs_txt[320];
-        int followed = spell ? 0 : over_runs(vc, coll, k, cand, nc, med, &best, runs_txt,
-                                             sizeof runs_txt);
-        if (spell) runs_txt[0] = 0;
+        /* A close call, or one earlier runs began to follow: picked over the runs (learn_runs.c);
+         * a run in a spell adds nothing to them (its times are not the machine's). */
+        const char *names[NCAND];
+        char name_buf[NCAND][32];
+        for (int i = 0; i < nc; i++) {
+            snprintf(name_buf[i], sizeof name_buf[i], "%s%s", vred_alg_name(cand[i].alg),
+                     cand[i].nt ? "/nt" : "");
+            names[i] = name_buf[i];
+        }
+        char runs_txt[400];
+        int followed = vred_learn_runs_follow(vc, coll, k, names, nc, med, !spell, &best,
+                                              runs_txt, sizeof runs_txt);
         vc->learned.close_runs[coll][k] = (unsigned char)followed;
         double skew_t[2] = {0, 0};
         int keep = 0;
@@ -625,6 +550,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
                       skew_t, keep, runs_txt);
             vred_learn_file f;
             vred_learn_file_for(vc, &f);
+            vred_learn_runs_mark(&f, coll, k);
             static int warned;
             if (vred_learn_file_put(&f, coll, k, line) &&
                 !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))

@@ -31,4 +31,20 @@ int vred_learn_file_put(const vred_learn_file *f, vred_coll coll, int k, const c
 int vred_learn_file_cell(const vred_learn_file *f, vred_coll coll, int k, char *line,
                          size_t size);
 
+/* learn_runs.c: a close call followed over runs (learn_pick.h, VRED_LEARN_RUNS). After (coll,
+ * k) was measured on vc (med[]: the candidates' medians, names[]: "ALG" or "ALG/nt", [0] the
+ * MPI; *best the run's pick): where that verdict is a close call, or earlier runs began to follow
+ * the cell, the pick over the runs into *best (every rank alike: collective over vc->comm where
+ * it applies, which every rank decides alike) and the cell line's history into text (rank 0).
+ * add = 0 (a run in a slow spell): the kept runs decide and stay as they are. Returns the runs
+ * the cell now holds (0: not followed). */
+int vred_learn_runs_follow(vred_comm *vc, vred_coll coll, int k, const char *const *names,
+                           int nc, const double *med, int add, int *best, char *text,
+                           size_t size);
+/* Rank 0: this process measured (or took from the file) cell (coll, k) of f's key. */
+void vred_learn_runs_mark(const vred_learn_file *f, vred_coll coll, int k);
+/* Rank 0, after vred_learn_file_read: a followed cell this process has already measured or
+ * taken is not due again in this run (a communicator made later reads the count it wrote). */
+void vred_learn_runs_settle(const vred_learn_file *f, vred_learned *l);
+
 #endif

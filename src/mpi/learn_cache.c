@@ -253,11 +253,12 @@ void vred_learn_file_read(const vred_learn_file *f, vred_learned *l)
         int runs = sp ? atoi(sp + 7) : 0;
         l->spell_runs[c][k] = (unsigned char)(runs < 1 ? (sp ? 1 : 0) : runs > 99 ? 99 : runs);
         l->spell[c][k] = (signed char)(l->spell_runs[c][k] ? 1 : 0);
-        /* close=N: a close call N runs have measured, due again until VRED_LEARN_RUNS have */
+        /* close=N: a close call N runs have measured, due again until VRED_LEARN_RUNS have
+         * (learn_runs.c), but where a spell mark is there too the spell rule says when */
         const char *cl = strstr(line, " close=");
-        int seen = cl ? atoi(cl + 7) : 0;
+        long seen = cl ? strtol(cl + 7, NULL, 10) : 0;
         l->close_runs[c][k] = (unsigned char)(seen < 0 ? 0 : seen > 99 ? 99 : seen);
-        if (seen > 0 && seen < VRED_LEARN_RUNS) l->spell[c][k] = 1;
+        if (seen > 0 && seen < VRED_LEARN_RUNS && !sp) l->spell[c][k] = 1;
         quiet |= quiet_cell(line);
         again |= l->spell_runs[c][k] > 1;
     }

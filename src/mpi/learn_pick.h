@@ -68,8 +68,8 @@ static inline double vred_learn_median(double *v, int n)
 /* The index of the pick over `runs` runs (1..VRED_LEARN_RUNS): ratio[r][i] is candidate i's
  * median time over the MPI's in run r (ratio[r][0] = 1, the MPI). Each candidate's median ratio
  * over the runs, then vred_learn_pick on those. */
-static inline int vred_learn_pick_runs(const double ratio[][VRED_LEARN_MAX_CAND], int runs,
-                                       int nc)
+static inline int vred_learn_pick_runs(double ratio[][VRED_LEARN_MAX_CAND], int runs,
+                                      int nc)
 {
     double med[VRED_LEARN_MAX_CAND];
     for (int i = 0; i < nc && i < VRED_LEARN_MAX_CAND; i++) {
