@@ -49,11 +49,20 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
     return _mm256_permutevar8x32_epi32(_mm256_blendv_epi8(p, h, j.blend), j.index);
 }
 
+/* The 32 bytes that start 16 bytes into line p: its upper half and h's lower, one VPERM2I128
+ * where the blend and VPERMD take three uops (16 past a 32-byte line is where malloc's 16 mod 64
+ * puts a buffer against a line, or against another at 32 or 0 mod 64). */
+static inline __m256i vred_ra2_join_half(__m256i p, __m256i h, vred_ra2_join j)
+{
+    (void)j;
+    return _mm256_permute2x128_si256(p, h, 0x21);
+}
+
 /* Vectors k..k+3 of an input into x0..x3: read as they are from p, or (REAL) joined from the
  * aligned lines k+1..k+4 from `al` and the line before them (prev, then replaced by line k+4).
  * The empty asm keeps the four lines in registers: left to itself GCC 12 loaded three of them a
  * second time as the blend's memory operand (as in avx512_realign.h). */
-#define VRED_RA2_FOUR(REAL, al, p, k, prev, jn, x0, x1, x2, x3)                                 \
+#define VRED_RA2_FOUR(REAL, JOIN, al, p, k, prev, jn, x0, x1, x2, x3)                           \
     do {                                                                                        \
         if (REAL) {                                                                             \
             const char *l_ = (al) + 32 * (k);                                                   \
@@ -62,10 +71,10 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
             __m256i h2_ = _mm256_load_si256((const __m256i *)(const void *)(l_ + 96));          \
             __m256i h3_ = _mm256_load_si256((const __m256i *)(const void *)(l_ + 128));         \
             __asm__("" : "+x"(h0_), "+x"(h1_), "+x"(h2_), "+x"(h3_));                           \
-            x0 = vred_ra2_join2((prev), h0_, (jn));                                             \
-            x1 = vred_ra2_join2(h0_, h1_, (jn));                                                \
-            x2 = vred_ra2_join2(h1_, h2_, (jn));                                                \
-            x3 = vred_ra2_join2(h2_, h3_, (jn));                                                \
+            x0 = JOIN((prev), h0_, (jn));                                                  \
+            x1 = JOIN(h0_, h1_, (jn));                                                     \
+            x2 = JOIN(h1_, h2_, (jn));                                                     \
+            x3 = JOIN(h2_, h3_, (jn));                                                     \
             (prev) = h3_;                                                                       \
         } else {                                                                                \
             x0 = LD256((p) + 32 * (k));                                                         \
@@ -75,11 +84,11 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
         }                                                                                       \
     } while (0)
 /* Vector k of an input alone (the last few vectors). */
-#define VRED_RA2_ONE(REAL, al, p, k, prev, jn, x)                                               \
+#define VRED_RA2_ONE(REAL, JOIN, al, p, k, prev, jn, x)                                         \
     do {                                                                                        \
         if (REAL) {                                                                             \
             __m256i h_ = _mm256_load_si256((const __m256i *)(const void *)((al) + 32 * ((k) + 1))); \
-            x = vred_ra2_join2((prev), h_, (jn));                                               \
+            x = JOIN((prev), h_, (jn));                                               \
             (prev) = h_;                                                                        \
         } else                                                                                  \
             x = LD256((p) + 32 * (k));                                                          \
@@ -89,7 +98,7 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
  * m vectors of 32 bytes into o (aligned), from a and b (byte pointers to their first vector);
  * RA, RB: whether each is read in aligned lines (from a - sa, b - sb; one of them).
  */
-#define VRED_RA2_LOOP(RA, RB, OP, STORE, a, b, o, m, sa, sb)                                    \
+#define VRED_RA2_LOOP(RA, RB, JOIN, OP, STORE, a, b, o, m, sa, sb)                              \
     do {                                                                                        \
         const char *la_ = (a) - (sa), *lb_ = (b) - (sb);                                        \
         vred_ra2_join ja_ = vred_ra2_join_of(sa), jb_ = vred_ra2_join_of(sb);                   \
@@ -99,8 +108,8 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
         size_t k_ = 0;                                                                          \
         for (; k_ + 4 <= (m); k_ += 4) {                                                        \
             __m256i x0, x1, x2, x3, y0, y1, y2, y3;                                             \
-            VRED_RA2_FOUR(RA, la_, a, k_, pa_, ja_, x0, x1, x2, x3);                            \
-            VRED_RA2_FOUR(RB, lb_, b, k_, pb_, jb_, y0, y1, y2, y3);                            \
+            VRED_RA2_FOUR(RA, JOIN, la_, a, k_, pa_, ja_, x0, x1, x2, x3);                            \
+            VRED_RA2_FOUR(RB, JOIN, lb_, b, k_, pb_, jb_, y0, y1, y2, y3);                            \
             STORE((o) + 32 * k_, OP(x0, y0));                                                   \
             STORE((o) + 32 * (k_ + 1), OP(x1, y1));                                             \
             STORE((o) + 32 * (k_ + 2), OP(x2, y2));                                             \
@@ -108,8 +117,8 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
         }                                                                                       \
         for (; k_ < (m); k_++) {                                                                \
             __m256i x_, y_;                                                                     \
-            VRED_RA2_ONE(RA, la_, a, k_, pa_, ja_, x_);                                         \
-            VRED_RA2_ONE(RB, lb_, b, k_, pb_, jb_, y_);                                         \
+            VRED_RA2_ONE(RA, JOIN, la_, a, k_, pa_, ja_, x_);                                         \
+            VRED_RA2_ONE(RB, JOIN, lb_, b, k_, pb_, jb_, y_);                                         \
             STORE((o) + 32 * k_, OP(x_, y_));                                                   \
         }                                                                                       \
     } while (0)
@@ -121,15 +130,16 @@ static inline __m256i vred_ra2_join2(__m256i p, __m256i h, vred_ra2_join j)
  * (MA's in-place fold of a user's buffer at 4..48 into an aligned slot, `fold-ip`, at 16 KiB:
  * 0.82x of aligned with split loads, 0.76x realigned), but more from L2 on (64 KiB: 0.78x and
  * 0.96x; Zen 5, family 26 model 2, with the AVX2 kernels, `vred-kbench align`). The size from
- * which the lines pay is the core's: measured at first use (vred_realign_from, kernel.h;
+ * which the lines pay is the core's, and the join's (VPERM2I128 at 16 bytes, the blend and
+ * VPERMD at the other shifts): measured at first use (vred_realign_from, kernel.h;
  * realign_learn.c). Below it, only where the output sits 1-63 bytes above the input in its
  * page: there each split load also waits on the store before it (4 KiB aliasing, simd_body.h),
  * and realigned ran 0.76x where split ran 0.61x (`local` at 0/16, 4 KiB).
  */
 static inline int vred_ra2_takes(size_t sh, size_t gap, size_t bytes)
 {
-    return sh && sh % 4 == 0 &&
-           (vred_simd_near_above(gap) || bytes >= vred_realign_from(VRED_REALIGN_AVX2));
+    vred_realign_isa bound = sh == 16 ? VRED_REALIGN_AVX2_HALF : VRED_REALIGN_AVX2;
+    return sh && sh % 4 == 0 && (vred_simd_near_above(gap) || bytes >= vred_realign_from(bound));
 }
 
 /*
@@ -212,8 +222,12 @@ static inline __m256i vred_ra2_join4(__m256i p, __m256i h)
         size_t m = vectors - 2;                                                                 \
         const char *pa = (const char *)(a + i), *pb = (const char *)(b + i);                    \
         char *po = (char *)(o + i);                                                             \
-        if (ra) VRED_RA2_LOOP(1, 0, OP, STORE, pa, pb, po, m, sa, sb);                          \
-        else VRED_RA2_LOOP(0, 1, OP, STORE, pa, pb, po, m, sa, sb);                             \
+        if (ra && sa == 16)                                                                     \
+            VRED_RA2_LOOP(1, 0, vred_ra2_join_half, OP, STORE, pa, pb, po, m, sa, sb);           \
+        else if (ra) VRED_RA2_LOOP(1, 0, vred_ra2_join2, OP, STORE, pa, pb, po, m, sa, sb);      \
+        else if (sb == 16)                                                                      \
+            VRED_RA2_LOOP(0, 1, vred_ra2_join_half, OP, STORE, pa, pb, po, m, sa, sb);           \
+        else VRED_RA2_LOOP(0, 1, vred_ra2_join2, OP, STORE, pa, pb, po, m, sa, sb);             \
         return i + m * W;                                                                       \
     }                                                                                           \
     static inline size_t name(const T *a, const T *b, T *o, size_t i, size_t n)                \

@@ -21,9 +21,15 @@
  * the second loop); on Zen 5 (family 26 model 2, 2026-12-05, test_realign_from three times)
  * four a trip won by 14-32% at 4-16 KiB, lost 4-11% at 32 KiB and tied above: "every size".
  *
+ * The AVX2 lines have two bounds: a join by a blend and VPERMD (a shift of 4..28 bytes but 16)
+ * and one by VPERM2I128 (16 bytes, malloc's 16 mod 64 against a line), a third of its work. On
+ * the Xeon guest (family 6 model 207, 2026-12-07) the first lost to split loads at every size
+ * (split / lines 0.59-0.91 at 4-128 KiB, measured with the input 16 past a line, before the
+ * second existed), where the second ties or wins (0.96-1.06).
+ *
  * The measurement: an in-place sum at 4-128 KiB, of floats with the input 16 bytes past a
- * line (the misalignment malloc gives; of doubles with both at 4 past a line for the pair
- * form), each size with the bound's form forced on and forced off in turn, the fastest of
+ * line (the misalignment malloc gives; 4 bytes for the AVX2 blend's bound; of doubles with
+ * both at 4 past a line for the pair form), each size with the bound's form forced on and forced off in turn, the fastest of
  * ROUNDS each. The bound is the size from which the form turned on loses least over the sizes
  * measured (vred_realign_loss: the time either form takes beyond the faster of the two,
  * summed; ties go to the higher bound, the form without the join): 1 where on from the
@@ -48,7 +54,7 @@ size_t vred_realign_from_bytes[VRED_REALIGN_ISAS]; /* the bounds in force; 0: no
 enum { MIN_KIB = 4, SIZES = VRED_REALIGN_SIZES, ROUNDS = 9 };
 
 /* Until a thread has measured: the bounds set by hand (the file comment). */
-static const size_t default_from[VRED_REALIGN_ISAS] = {32 << 10, 1, 32 << 10};
+static const size_t default_from[VRED_REALIGN_ISAS] = {32 << 10, 1, 32 << 10, 32 << 10};
 
 static int learning[VRED_REALIGN_ISAS];            /* 1 once a thread has begun to measure */
 static int how[VRED_REALIGN_ISAS];                 /* how the bound was set (kernel.h) */
@@ -74,7 +80,11 @@ static probe probe_for(vred_realign_isa which)
 {
     probe p = {NULL, 16, 0, 4};
 #if defined(VRED_HAVE_AVX2)
-    if (which == VRED_REALIGN_AVX2 && vred_isa_supported(VRED_ISA_AVX2)) p.sum = vred_sum_f32_avx2;
+    /* the AVX2 joins: by a blend and VPERMD at 4 bytes past a line, by VPERM2I128 at 16 */
+    if (which == VRED_REALIGN_AVX2 && vred_isa_supported(VRED_ISA_AVX2))
+        p = (probe){vred_sum_f32_avx2, 4, 0, 4};
+    if (which == VRED_REALIGN_AVX2_HALF && vred_isa_supported(VRED_ISA_AVX2))
+        p.sum = vred_sum_f32_avx2;
 #endif
 #if defined(VRED_HAVE_AVX512)
     if (which == VRED_REALIGN_AVX512 && vred_isa_supported(VRED_ISA_AVX512))

@@ -98,6 +98,7 @@ int main(void)
     long setting = vred_config_get()->realign_from;
     printf("VRED_REALIGN_FROM=%ld\n", setting);
     check_isa("avx2", VRED_ISA_AVX2, VRED_REALIGN_AVX2, setting);
+    check_isa("avx2 16 bytes off", VRED_ISA_AVX2, VRED_REALIGN_AVX2_HALF, setting);
     check_isa("avx512", VRED_ISA_AVX512, VRED_REALIGN_AVX512, setting);
     check_isa("avx512 pair form", VRED_ISA_AVX512, VRED_REALIGN_PAIR, setting);
     printf("%s\n", failed ? "FAILED" : "passed");
