@@ -4,7 +4,7 @@
  *
  * The head (simd_body.h) aligns the stores, not the loads: with `in` 16 bytes off `inout` in
  * its line (MPI_Reduce_local on malloc'd buffers, 0/16) every other 32-byte load of `in` splits
- * a cache line, and with floats at 4 mod 64 every load does. Measured on Zen 5 (family 26
+ * a cache line, and with floats at 4 mod 64 every other one too. Measured on Zen 5 (family 26
  * model 2) with the AVX2 kernels (VRED_ISA=avx2, `vred-kbench align --type f32`): `local` at
  * 0/16 and 0/4 ran 0.59-0.73x of aligned at 4-64 KiB, and MA's in-place fold of a user's
  * buffer at 4..48 into a page-aligned slot (`fold-ip`) 0.78-0.87x. A stand-alone 4 KiB loop
@@ -71,10 +71,10 @@ static inline __m256i vred_ra2_join_half(__m256i p, __m256i h, vred_ra2_join j)
             __m256i h2_ = _mm256_load_si256((const __m256i *)(const void *)(l_ + 96));          \
             __m256i h3_ = _mm256_load_si256((const __m256i *)(const void *)(l_ + 128));         \
             __asm__("" : "+x"(h0_), "+x"(h1_), "+x"(h2_), "+x"(h3_));                           \
-            x0 = JOIN((prev), h0_, (jn));                                                  \
-            x1 = JOIN(h0_, h1_, (jn));                                                     \
-            x2 = JOIN(h1_, h2_, (jn));                                                     \
-            x3 = JOIN(h2_, h3_, (jn));                                                     \
+            x0 = JOIN((prev), h0_, (jn));                                                       \
+            x1 = JOIN(h0_, h1_, (jn));                                                          \
+            x2 = JOIN(h1_, h2_, (jn));                                                          \
+            x3 = JOIN(h2_, h3_, (jn));                                                          \
             (prev) = h3_;                                                                       \
         } else {                                                                                \
             x0 = LD256((p) + 32 * (k));                                                         \
@@ -88,7 +88,7 @@ static inline __m256i vred_ra2_join_half(__m256i p, __m256i h, vred_ra2_join j)
     do {                                                                                        \
         if (REAL) {                                                                             \
             __m256i h_ = _mm256_load_si256((const __m256i *)(const void *)((al) + 32 * ((k) + 1))); \
-            x = JOIN((prev), h_, (jn));                                               \
+            x = JOIN((prev), h_, (jn));                                                         \
             (prev) = h_;                                                                        \
         } else                                                                                  \
             x = LD256((p) + 32 * (k));                                                          \
@@ -108,8 +108,8 @@ static inline __m256i vred_ra2_join_half(__m256i p, __m256i h, vred_ra2_join j)
         size_t k_ = 0;                                                                          \
         for (; k_ + 4 <= (m); k_ += 4) {                                                        \
             __m256i x0, x1, x2, x3, y0, y1, y2, y3;                                             \
-            VRED_RA2_FOUR(RA, JOIN, la_, a, k_, pa_, ja_, x0, x1, x2, x3);                            \
-            VRED_RA2_FOUR(RB, JOIN, lb_, b, k_, pb_, jb_, y0, y1, y2, y3);                            \
+            VRED_RA2_FOUR(RA, JOIN, la_, a, k_, pa_, ja_, x0, x1, x2, x3);                      \
+            VRED_RA2_FOUR(RB, JOIN, lb_, b, k_, pb_, jb_, y0, y1, y2, y3);                      \
             STORE((o) + 32 * k_, OP(x0, y0));                                                   \
             STORE((o) + 32 * (k_ + 1), OP(x1, y1));                                             \
             STORE((o) + 32 * (k_ + 2), OP(x2, y2));                                             \
@@ -117,8 +117,8 @@ static inline __m256i vred_ra2_join_half(__m256i p, __m256i h, vred_ra2_join j)
         }                                                                                       \
         for (; k_ < (m); k_++) {                                                                \
             __m256i x_, y_;                                                                     \
-            VRED_RA2_ONE(RA, JOIN, la_, a, k_, pa_, ja_, x_);                                         \
-            VRED_RA2_ONE(RB, JOIN, lb_, b, k_, pb_, jb_, y_);                                         \
+            VRED_RA2_ONE(RA, JOIN, la_, a, k_, pa_, ja_, x_);                                   \
+            VRED_RA2_ONE(RB, JOIN, lb_, b, k_, pb_, jb_, y_);                                   \
             STORE((o) + 32 * k_, OP(x_, y_));                                                   \
         }                                                                                       \
     } while (0)

@@ -155,8 +155,9 @@ static inline void vred_kernels_far(int on) { vred_kernels_far_now = on; }
 /* VRED_REALIGN_PAIR: the AVX-512 pair form's bound (8- and 16-byte elements 4 bytes past a
  * line, avx512_realign.h): from which size its loop takes four vectors a trip, each pair's
  * loads first. VRED_REALIGN_AVX2 is the AVX2 lines' bound at a shift of 4..28 bytes other than
- * 16 (a blend and VPERMD a vector), VRED_REALIGN_AVX2_HALF at 16 (one VPERM2I128), which costs
- * less and so pays from another size (avx2_realign.h). */
+ * 16 (a blend and VPERMD a vector) and the AVX2 pair form's (doubles at 4 mod 8),
+ * VRED_REALIGN_AVX2_HALF at 16 (one VPERM2I128), which costs less and so pays from another
+ * size (avx2_realign.h). */
 typedef enum {
     VRED_REALIGN_AVX2,
     VRED_REALIGN_AVX512,

@@ -25,19 +25,20 @@
  * and one by VPERM2I128 (16 bytes, malloc's 16 mod 64 against a line), a third of its work. On
  * the Xeon guest (family 6 model 207, 2026-12-07) the first lost to split loads at every size
  * (split / lines 0.59-0.91 at 4-128 KiB, measured with the input 16 past a line, before the
- * second existed), where the second ties or wins (0.96-1.06).
+ * second existed), where the second ties or wins (0.96-1.06). The first also gates the AVX2
+ * pair form (doubles at 4 mod 8, avx2_realign.h).
  *
  * The measurement: an in-place sum at 4-128 KiB, of floats with the input 16 bytes past a
  * line (the misalignment malloc gives; 4 bytes for the AVX2 blend's bound; of doubles with
- * both at 4 past a line for the pair form), each size with the bound's form forced on and forced off in turn, the fastest of
- * ROUNDS each. The bound is the size from which the form turned on loses least over the sizes
- * measured (vred_realign_loss: the time either form takes beyond the faster of the two,
- * summed; ties go to the higher bound, the form without the join): 1 where on from the
- * smallest size loses least, SIZE_MAX where off everywhere does. Not "from the first size
- * where lines win": on Zen 5 the AVX-512 lines won by 14-22% at 4-16 KiB and by 2-7% at 32
- * KiB, where the working set leaves L1, and such a rule once put the bound at 64 KiB, above a
- * noisy 32 KiB, against the lines everywhere below it. About half a millisecond per bound,
- * once per process; every rank measures for itself, which is harmless: both forms give the
+ * both at 4 past a line for the pair form), each size with the bound's form forced on and
+ * forced off in turn, the fastest of ROUNDS each. The bound is the size from which the form
+ * turned on loses least over the sizes measured (vred_realign_loss: the time either form
+ * takes beyond the faster of the two, summed; ties go to the higher bound, the form without
+ * the join): 1 where on from the smallest size loses least, SIZE_MAX where off everywhere
+ * does. Not "from the first size where lines win": on Zen 5 the AVX-512 lines won by 14-22% at
+ * 4-16 KiB and by 2-7% at 32 KiB, where the working set leaves L1, and such a rule once put
+ * the bound at 64 KiB, above a noisy 32 KiB, against the lines everywhere below it. About
+ * half a millisecond per bound, once per process; every rank measures for itself, which is harmless: both forms give the
  * same bytes. VRED_REALIGN_FROM pins every bound.
  */
 #include <fenv.h>

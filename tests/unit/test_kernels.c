@@ -259,9 +259,9 @@ static void add_variants(void)
 
 /* Select variant v's kernels; the bounds from which shifted inputs are read in lines are
  * pinned (the measured ones would leave which loop a length takes to the CPU's timing): AVX2
- * (both joins) at every size or at none, AVX-512 at every size (its split loads: the `far` variant), the
- * pair form's four vectors a trip from 32 KiB (the longest lengths below take them, the others
- * the loop with the carried lines swapping roles). Returns the ISA selected. */
+ * (both joins) at every size or at none, AVX-512 at every size (its split loads: the `far`
+ * variant), the pair form's four vectors a trip from 32 KiB (the longest lengths below take
+ * them, the others the loop with the carried lines swapping roles). Returns the ISA selected. */
 static vred_isa use_variant(int v)
 {
     vred_realign_set_from(VRED_REALIGN_AVX2, variants[v].lines ? 1 : SIZE_MAX);

@@ -372,7 +372,7 @@ static void print_realign_from(void)
         {VRED_ISA_AVX2, VRED_REALIGN_AVX2_HALF,
          "avx2 kernels read an input 16 bytes off in aligned lines", "split loads / lines"},
         {VRED_ISA_AVX2, VRED_REALIGN_AVX2,
-         "avx2 kernels read an input 4..28 bytes off (not 16) in aligned lines",
+         "avx2 kernels read an input 4..28 bytes off (not 16; and the pair form) in aligned lines",
          "split loads / lines"},
         {VRED_ISA_AVX512, VRED_REALIGN_AVX512,
          "avx512 kernels read a misaligned input in aligned lines", "split loads / lines"},
