@@ -38,8 +38,8 @@
  * does. Not "from the first size where lines win": on Zen 5 the AVX-512 lines won by 14-22% at
  * 4-16 KiB and by 2-7% at 32 KiB, where the working set leaves L1, and such a rule once put
  * the bound at 64 KiB, above a noisy 32 KiB, against the lines everywhere below it. About
- * half a millisecond per bound, once per process; every rank measures for itself, which is harmless: both forms give the
- * same bytes. VRED_REALIGN_FROM pins every bound.
+ * half a millisecond per bound, once per process; every rank measures for itself, which is
+ * harmless: both forms give the same bytes. VRED_REALIGN_FROM pins every bound.
  */
 #include <fenv.h>
 #include <stdint.h>
