@@ -41,9 +41,9 @@ typedef struct {
     signed char alg[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     /* The host's slow spells (learn.c): 1 = the kept cell was measured in one, by an earlier
      * run, or is a close call still followed (close_runs), and is measured again by this one
-     * (VRED_LEARN=on); 2 = measured in one and final for
-     * this run; 0 = neither. spell_runs: how many measurements in a row fell in a spell (the
-     * cache's spell=N), counted on by the next one. */
+     * (VRED_LEARN=on); 2 = measured in one and final for this run; 0 = neither. spell_runs:
+     * how many measurements in a row fell in a spell (the cache's spell=N), counted on by the
+     * next one. */
     signed char spell[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     unsigned char spell_runs[VRED_COLL_COUNT][VRED_LEARN_CLASSES];
     /* A close call followed over runs (learn_pick.h, VRED_LEARN_RUNS): how many runs have

@@ -414,6 +414,12 @@ static int skewed_pick(const probe *p, const candidate *cand, int nc, double t[2
     return rc;
 }
 
+/* A candidate's name in the cache file: "ALG", or "ALG/nt" measured with streaming stores. */
+static void candidate_name(const candidate *c, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s", vred_alg_name(c->alg), c->nt ? "/nt" : "");
+}
+
 /* The cache file's line for a measured cell: "COLL CLASS PICK [nt=on] [spell=N]", then each
  * candidate's median ("ALG=..." or "ALG/nt=..."), for a cma pick timed on skewed buffers
  * (skewed_pick) those times and the verdict ("skewed=cma|pipe"), the spell probe's ratio, and
@@ -426,9 +432,11 @@ static void cell_line(char *line, size_t size, vred_coll coll, int k, const cand
                      c[best].nt ? " nt=on" : "");
     if (spell_runs && n > 0 && (size_t)n < size)
         n += snprintf(line + n, size - (size_t)n, " spell=%d", spell_runs);
-    for (int i = 0; i < nc && n > 0 && (size_t)n < size; i++)
-        n += snprintf(line + n, size - (size_t)n, " %s%s=%.3e", vred_alg_name(c[i].alg),
-                      c[i].nt ? "/nt" : "", med[i]);
+    for (int i = 0; i < nc && n > 0 && (size_t)n < size; i++) {
+        char name[32];
+        candidate_name(&c[i], name, sizeof name);
+        n += snprintf(line + n, size - (size_t)n, " %s=%.3e", name, med[i]);
+    }
     if (skew_t[0] > 0 && n > 0 && (size_t)n < size)
         n += snprintf(line + n, size - (size_t)n, " cma/skewed=%.3e pipe/skewed=%.3e skewed=%s",
                       skew_t[0], skew_t[1], skew_keep ? "cma" : "pipe");
@@ -527,8 +535,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
         const char *names[NCAND];
         char name_buf[NCAND][32];
         for (int i = 0; i < nc; i++) {
-            snprintf(name_buf[i], sizeof name_buf[i], "%s%s", vred_alg_name(cand[i].alg),
-                     cand[i].nt ? "/nt" : "");
+            candidate_name(&cand[i], name_buf[i], sizeof name_buf[i]);
             names[i] = name_buf[i];
         }
         char runs_txt[400];

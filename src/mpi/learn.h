@@ -23,6 +23,7 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k);
 typedef struct {
     char path[4096];
     char key[2048];
+    unsigned long long hash; /* the key's, which names the file */
 } vred_learn_file;
 void vred_learn_file_for(const vred_comm *vc, vred_learn_file *f);
 void vred_learn_file_read(const vred_learn_file *f, vred_learned *l);

@@ -114,8 +114,9 @@ void vred_learn_file_for(const vred_comm *vc, vred_learn_file *f)
         if (*c == '\n') *c = ' ';
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (const char *c = f->key; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    f->hash = (unsigned long long)h;
     dir_of(dir, sizeof dir);
-    if (dir[0]) snprintf(f->path, sizeof f->path, "%s/%016llx.txt", dir, (unsigned long long)h);
+    if (dir[0]) snprintf(f->path, sizeof f->path, "%s/%016llx.txt", dir, f->hash);
     else f->path[0] = 0;
 }
 

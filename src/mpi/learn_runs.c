@@ -108,8 +108,9 @@ int vred_learn_runs_follow(vred_comm *vc, vred_coll coll, int k, const char *con
     return got[1];
 }
 
-/* The cells this process has measured or taken, per cache file (its key's hash); files beyond
- * MARKED_FILES are not recorded (their followed cells may then be measured twice in a run). */
+/* The cells this process has measured or taken, per cache file (its key's hash, f->hash);
+ * files beyond MARKED_FILES are not recorded (their followed cells may then be measured twice
+ * in a run). */
 enum { MARKED_FILES = 16 };
 static struct {
     uint64_t key;
@@ -118,17 +119,10 @@ static struct {
 static int nmarked;
 static pthread_mutex_t marked_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t key_hash(const vred_learn_file *f)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (const char *c = f->key; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    return h;
-}
-
 /* marked[] slot of f's key, made if `make` and there is room; -1 if none (marked_lock held). */
 static int slot_of(const vred_learn_file *f, int make)
 {
-    uint64_t h = key_hash(f);
+    uint64_t h = f->hash;
     for (int i = 0; i < nmarked; i++)
         if (marked[i].key == h) return i;
     if (!make || nmarked == MARKED_FILES) return -1;
