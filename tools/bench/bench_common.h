@@ -153,15 +153,18 @@ static void bench_buffers_desc(const bench_mode *m, const void *s, const void *r
 }
 
 /* The CPU (vred_cpu_name: the name, and family and model where the kernel gives them, since a
- * virtual machine's name alone, "AMD EPYC", is the same for a Zen 3 and a Zen 5), then the best
- * ISA vred has here, in the name's parentheses: "AMD EPYC (family 25 model 1; avx2)". Commas
- * replaced (CSV-safe). */
+ * virtual machine's name alone, "AMD EPYC", is the same for a Zen 3 and a Zen 5), then the ISA
+ * vred runs here, in the name's parentheses: "AMD EPYC (family 25 model 1; avx2)"; where
+ * VRED_ISA caps it below the CPU's best, both: "(...; avx2 by VRED_ISA of avx512)" (a table of
+ * an AVX2 run on an AVX-512 machine said "avx512"). Commas replaced (CSV-safe). */
 static void bench_cpu_model(char *buf, size_t n)
 {
-    char name[256];
+    char name[256], isa[64];
     vred_cpu_name(name, sizeof name);
     size_t len = strlen(name);
-    const char *isa = vred_isa_name(vred_isa_best());
+    vred_isa active = vred_isa_active(), best = vred_isa_best();
+    if (active == best) snprintf(isa, sizeof isa, "%s", vred_isa_name(best));
+    else snprintf(isa, sizeof isa, "%s by VRED_ISA of %s", vred_isa_name(active), vred_isa_name(best));
     if (len && name[len - 1] == ')') snprintf(buf, n, "%.*s; %s)", (int)(len - 1), name, isa);
     else snprintf(buf, n, "%s (%s)", name, isa);
     for (char *q = buf; *q; q++)
