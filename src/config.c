@@ -90,6 +90,7 @@ static void apply_realign_from(vred_config *c, long v, const char *t)
     c->realign_from = v;
 }
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
+static void apply_shm_memfd(vred_config *c, long i, const char *t) { (void)t; c->shm_memfd = i == 0; }
 static void apply_cma(vred_config *c, long i, const char *t) { (void)t; c->cma = i == 0; }
 static void apply_cma_root_share(vred_config *c, long v, const char *t)
 {
@@ -189,6 +190,9 @@ static const knob knobs[] = {
 #undef VRED_COLL
     {"VRED_SHM", KNOB_ENUM, "auto|off", "auto", apply_shm,
      "shared-memory algorithms inside a node; off = point-to-point only", 0, 0},
+    {"VRED_SHM_MEMFD", KNOB_ENUM, "auto|off", "auto", apply_shm_memfd,
+     "the shared segment without a name (memfd, opened by the node's other ranks through /proc) "
+     "where the node allows it; off = a name in /dev/shm until every rank has mapped it", 0, 0},
     {"VRED_CMA", KNOB_ENUM, "auto|off", "auto", apply_cma,
      "single copy inside a node by cross-memory attach (process_vm_readv/writev) where the "
      "kernel permits it: bcast, allgather and the cma reductions; off = through the shared "

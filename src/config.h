@@ -66,6 +66,7 @@ typedef struct {
     vred_skew_mode copy_skew; /* VRED_COPY_SKEW */
     long realign_from;       /* VRED_REALIGN_FROM: bytes; 0 = measured at first use */
     int shm;                 /* VRED_SHM: 0 = never use a shared region (point-to-point only) */
+    int shm_memfd;           /* VRED_SHM_MEMFD: 1 = a nameless segment where the node allows it */
     int cma;                 /* VRED_CMA: 0 = never read a peer's memory (cross-memory attach) */
     int cma_root_share;      /* VRED_CMA_ROOT_SHARE: percent of a cma reduce's vector the root
                                 reduces, and of a cma bcast's message it writes into each

@@ -15,11 +15,12 @@ trace=$(mktemp)
 trap 'rm -f "$trace"' EXIT
 fail=0
 for disable in 1 0; do
-    VRED_DISABLE=$disable strace -f -qq -e trace=openat -o "$trace" \
+    VRED_DISABLE=$disable strace -f -qq -e trace=openat,memfd_create -o "$trace" \
         "${mpiexec[@]}" -np 2 "$exe" --valid >/dev/null 2>&1
     rc=$?
-    opened=$(grep -c '"/dev/shm/vred-' "$trace")
-    echo "VRED_DISABLE=$disable: exit status $rc, $opened opens of a vred segment"
+    # A segment: the named one's, or the memfd vred makes by default (coll/shm/region.c).
+    opened=$(grep -cE '"/dev/shm/vred-|memfd_create\("vred"' "$trace")
+    echo "VRED_DISABLE=$disable: exit status $rc, $opened opens or creations of a vred segment"
     if [ $rc != 0 ] || { [ $disable = 1 ] && [ "$opened" != 0 ]; } ||
         { [ $disable = 0 ] && [ "$opened" = 0 ]; }; then
         echo "FAIL"

@@ -6,10 +6,14 @@
 #   full (default)  a 100 KiB tmpfs: the segment's pages cannot be reserved
 #   --readonly      an empty read-only tmpfs: the segment cannot be created
 #   --absent        no /dev/shm at all: a fresh /dev holding only the few devices the MPI opens
+# The segment is the named one there (VRED_SHM_MEMFD=off): by default vred makes a memfd, which
+# needs no /dev/shm. With --memfd it does so, and the same /dev/shm must not matter: no warning,
+# and the forced shared-memory algorithms serve.
 # Skips (77) where a mount namespace cannot be made (not root, no unshare).
-# usage: shm_full.sh [--readonly|--absent] <mpiexec and its options...> -- <coll test binary>
+# usage: shm_full.sh [--memfd] [--readonly|--absent] <mpiexec and its options...> -- <coll test binary>
 set -u
-mode=full
+mode=full memfd=0
+[ "$1" = "--memfd" ] && { memfd=1; shift; }
 case "$1" in --readonly) mode=readonly; shift ;; --absent) mode=absent; shift ;; esac
 launch=()
 while [ "$1" != "--" ]; do launch+=("$1"); shift; done
@@ -30,7 +34,8 @@ case $mode in
         why='shm_open failed' ;;
 esac
 log=$(mktemp)
-export TEST_SHM_UNAVAILABLE=1 VRED_ALLREDUCE_ALG=ma VRED_REDUCE_ALG=dpml
+export VRED_ALLREDUCE_ALG=ma VRED_REDUCE_ALG=dpml
+if [ "$memfd" -eq 0 ]; then export TEST_SHM_UNAVAILABLE=1 VRED_SHM_MEMFD=off; fi
 # No bound (VRED_SHM_LIMIT's default, a share of /dev/shm, would shrink the regions to fit the
 # 100 KiB): the reservation itself must meet the full tmpfs. The bound's own test is
 # many_comms.sh.
@@ -42,7 +47,13 @@ warnings=$(grep -c "vred: no shared memory ($why" "$log")
 others=$(grep -c 'vred: no shared memory' "$log")
 tail -1 "$log" | grep '^coll:' || tail -5 "$log"
 echo "shm_$mode: status $rc, $warnings warning line(s) (one per process that tried to create a region)"
+[ -n "${SHM_FULL_KEEP_LOG:-}" ] && cp "$log" "$SHM_FULL_KEEP_LOG"
 rm -f "$log"
+if [ "$memfd" -eq 1 ]; then
+  [ "$rc" -eq 0 ] && [ "$others" -eq 0 ] && echo "shm_$mode: ok (a memfd: no /dev/shm needed)" && exit 0
+  echo "shm_$mode: FAILED (with a memfd, shared memory must work without /dev/shm)"
+  exit 1
+fi
 [ "$rc" -eq 0 ] && [ "$warnings" -ge 1 ] && [ "$warnings" -le 3 ] && [ "$others" -eq "$warnings" ] &&
   echo "shm_$mode: ok" && exit 0
 echo "shm_$mode: FAILED"

@@ -1,8 +1,9 @@
 /*
  * The shared region's safety properties, checked from inside a job (run on 2-4 ranks):
- *   --segment  after a shared-memory collective the region is mapped, its name is already gone
- *              from /dev/shm ("(deleted)" in /proc/self/maps), and the mapped object is this
- *              user's with mode 0600
+ *   --segment  after a shared-memory collective the region is mapped, without a name in /dev/shm
+ *              ("(deleted)" in /proc/self/maps: a memfd, or the named segment once unlinked;
+ *              --named: it must be the named one, --memfd: the memfd), and the mapped object is
+ *              this user's with mode 0600
  *   --soak N   N small allreduces (every rank checks the result): no growth in resident memory,
  *              mappings or open files after the first 1,000
  *   --cycles N N communicators created, used with a shared-memory allreduce, and freed: no growth
@@ -41,7 +42,13 @@ static void fail(const char *what)
     failed = 1;
 }
 
-/* Lines of /proc/self/maps naming a vred segment; *deleted = how many say "(deleted)". */
+/* What a vred segment's mapping is called in /proc/self/maps: the named segment's file, or the
+ * memfd vred makes (coll/shm/region.c). */
+static const char *const SEGMENT_NAMES[] = {"/dev/shm/vred-", "/memfd:vred "};
+static int want_kind = -1; /* --named: 0, --memfd: 1, else either */
+
+/* Lines of /proc/self/maps naming a vred segment (of want_kind); *deleted = how many say
+ * "(deleted)". */
 static int vred_mappings(int *deleted, char *range, size_t range_len)
 {
     FILE *f = fopen("/proc/self/maps", "r");
@@ -49,7 +56,8 @@ static int vred_mappings(int *deleted, char *range, size_t range_len)
     int n = 0;
     *deleted = 0;
     while (f && fgets(line, sizeof line, f)) {
-        if (!strstr(line, "/dev/shm/vred-")) continue;
+        int named = strstr(line, SEGMENT_NAMES[0]) != NULL, memfd = strstr(line, SEGMENT_NAMES[1]) != NULL;
+        if (!(want_kind == 0 ? named : want_kind == 1 ? memfd : named || memfd)) continue;
         n++;
         if (strstr(line, "(deleted)")) (*deleted)++;
         if (range) snprintf(range, range_len, "%.*s", (int)strcspn(line, " "), line);
@@ -90,6 +98,8 @@ static void check_segment(void)
     int n = vred_mappings(&deleted, range, sizeof range);
     if (n < 1) fail("no vred segment mapped");
     if (deleted != n) fail("a vred segment still has a name in /dev/shm");
+    if (rank == 0 && n >= 1)
+        printf("segment: %s\n", want_kind == 1 ? "a memfd" : want_kind == 0 ? "named" : "either");
     char path[256];
     struct stat st;
     snprintf(path, sizeof path, "/proc/self/map_files/%s", range);
@@ -170,7 +180,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--segment")) check_segment();
+        if (!strcmp(argv[i], "--named")) want_kind = 0;
+        else if (!strcmp(argv[i], "--memfd")) want_kind = 1;
+        else if (!strcmp(argv[i], "--segment")) check_segment();
         else if (!strcmp(argv[i], "--soak") && i + 1 < argc) soak(atol(argv[++i]));
         else if (!strcmp(argv[i], "--cycles") && i + 1 < argc) cycles(atol(argv[++i]));
         else if (!strcmp(argv[i], "--kill")) kill_run();

@@ -12,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "config.h"
 #include "coll/shm/region.h"
 #include "coll/shm/budget.h"
 #include "coll/shm/sync.h"
@@ -32,6 +33,31 @@ static int make_name(char *name)
     return 0;
 }
 
+/* The segment's pages reserved, mode 0600 made explicit: 0 or an errno. fchmod as well as the
+ * creation's mode: a umask cannot widen 0600, but a memfd starts at 0777. tmpfs's fallocate
+ * gives up with EINTR whenever a signal is pending on kernels before 6.4 (a profiler's timer):
+ * try again, a bounded number of times. */
+static int reserve(int fd, size_t bytes)
+{
+    int err = fchmod(fd, 0600) ? errno : posix_fallocate(fd, 0, (off_t)bytes);
+    for (int tries = 1; err == EINTR && tries < 100; tries++)
+        err = posix_fallocate(fd, 0, (off_t)bytes);
+    return err;
+}
+
+static const char *reserve_why(int err)
+{
+    return err == ENOSPC ? "/dev/shm is full" : "cannot reserve the segment's pages";
+}
+
+/* A segment opened from elsewhere: 0 unless it is ours, private and large enough. */
+static int private_enough(int fd, size_t bytes)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_uid == getuid() && (st.st_mode & 0777) == 0600 &&
+           (size_t)st.st_size >= bytes;
+}
+
 /* Creator: a fresh segment, only ours, with its pages reserved. */
 static int create_segment(char *name, size_t bytes, const char **why)
 {
@@ -48,14 +74,9 @@ static int create_segment(char *name, size_t bytes, const char **why)
             name[0] = 0; /* the others learn of the failure from the empty name */
             return -1;
         }
-        /* fchmod as well: a umask cannot widen 0600, but make the mode explicit. tmpfs's
-         * fallocate gives up with EINTR whenever a signal is pending on kernels before 6.4 (a
-         * profiler's timer): try again, a bounded number of times. */
-        int err = fchmod(fd, 0600) ? errno : posix_fallocate(fd, 0, (off_t)bytes);
-        for (int tries = 1; err == EINTR && tries < 100; tries++)
-            err = posix_fallocate(fd, 0, (off_t)bytes);
+        int err = reserve(fd, bytes);
         if (err) {
-            *why = err == ENOSPC ? "/dev/shm is full" : "cannot reserve the segment's pages";
+            *why = reserve_why(err);
             close(fd);
             shm_unlink(name);
             name[0] = 0;
@@ -76,9 +97,7 @@ static int open_segment(const char *name, size_t bytes, const char **why)
         *why = "cannot open the node's segment";
         return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) || st.st_uid != getuid() || (st.st_mode & 0777) != 0600 ||
-        (size_t)st.st_size < bytes) {
+    if (!private_enough(fd, bytes)) {
         *why = "the node's segment is not private to this user";
         close(fd);
         return -1;
@@ -86,10 +105,71 @@ static int open_segment(const char *name, size_t bytes, const char **why)
     return fd;
 }
 
+/*
+ * Without a name (VRED_SHM_MEMFD): the creator makes an anonymous memory file (memfd_create,
+ * the same shared memory as /dev/shm's, never in any directory) and the node's other ranks
+ * open it through the creator's descriptor table, /proc/<pid>/fd/<fd>. The kernel allows that
+ * to a process that may read the creator's memory (the same user, PTRACE_MODE_READ: Yama does
+ * not restrict it) and has it in its /proc, so only in the creator's PID namespace; and a pid
+ * there could still name another process (a container's own namespace with the same inode
+ * numbers is not ours), so the opened file must be the creator's: the same device and inode.
+ * Nothing can then be left behind: a killed rank's descriptors close with it, and the memory
+ * goes with the last mapping. Where any rank cannot open it, the named segment follows.
+ */
+typedef struct {
+    char name[NAME_MAX_LEN]; /* the named segment; "" if none (or a failure) */
+    int64_t pid, fd;         /* the nameless one in the creator's table; fd -1 if none */
+    uint64_t dev, ino;       /* and its identity */
+    uint64_t ns_dev, ns_ino; /* the creator's PID namespace (0: unknown) */
+} locator;
+
+/* This process's PID namespace, as the inode of /proc/self/ns/pid; 0 if it cannot tell. */
+static int my_pidns(uint64_t *dev, uint64_t *ino)
+{
+    struct stat st;
+    if (stat("/proc/self/ns/pid", &st) != 0) return 0;
+    *dev = (uint64_t)st.st_dev;
+    *ino = (uint64_t)st.st_ino;
+    return 1;
+}
+
+static int create_memfd(size_t bytes, locator *loc)
+{
+    loc->fd = -1;
+    int fd = memfd_create("vred", MFD_CLOEXEC);
+    struct stat st;
+    if (fd < 0) return -1;
+    if (reserve(fd, bytes) || fstat(fd, &st) || !my_pidns(&loc->ns_dev, &loc->ns_ino)) {
+        close(fd);
+        return -1;
+    }
+    loc->pid = getpid();
+    loc->fd = fd;
+    loc->dev = (uint64_t)st.st_dev;
+    loc->ino = (uint64_t)st.st_ino;
+    return fd;
+}
+
+static int open_memfd(const locator *loc, size_t bytes)
+{
+    uint64_t dev, ino;
+    if (loc->fd < 0 || !my_pidns(&dev, &ino) || dev != loc->ns_dev || ino != loc->ns_ino)
+        return -1;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%lld/fd/%lld", (long long)loc->pid, (long long)loc->fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) || (uint64_t)st.st_dev != loc->dev ||
+                    (uint64_t)st.st_ino != loc->ino || !private_enough(fd, bytes))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 static void *map_segment(int fd, size_t bytes, const char **why)
 {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd); /* the mapping keeps the segment */
     if (p == MAP_FAILED) {
         *why = "mmap of the node's segment failed";
         return NULL;
@@ -167,23 +247,62 @@ static size_t agree_slice(MPI_Comm node, int size, size_t want, int have_s, cons
     return slice;
 }
 
-/* This process's PID namespace, as the inode of /proc/self/ns/pid; 0 if it cannot tell. */
-static int my_pidns(uint64_t *dev, uint64_t *ino)
+
+/* The nameless segment mapped on every rank at *base (1), or on none (0: every rank then
+ * tries the named one; a failure here is not reported, as the named segment may well work).
+ * Called by every rank of the node or by none: VRED_SHM_MEMFD is among the knobs the ranks
+ * agree on (mpi/comm.c), and whether this rank took its budget does not matter here, since all
+ * ranks give up together below if any did not. */
+static int attach_nameless(MPI_Comm node, int rank, size_t bytes, void **base)
 {
-    struct stat st;
-    if (stat("/proc/self/ns/pid", &st) != 0) return 0;
-    *dev = (uint64_t)st.st_dev;
-    *ino = (uint64_t)st.st_ino;
-    return 1;
+    locator loc = {.fd = -1};
+    int fd = rank == 0 ? create_memfd(bytes, &loc) : -1;
+    if (vred_next()->Bcast(&loc, (int)sizeof loc, MPI_BYTE, 0, node) != MPI_SUCCESS) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    if (rank != 0) fd = open_memfd(&loc, bytes);
+    const char *ignored;
+    *base = fd >= 0 ? map_segment(fd, bytes, &ignored) : NULL;
+    /* The creator keeps its descriptor until every rank has opened the file through it. */
+    int ok = all_ok(node, *base != NULL);
+    if (fd >= 0) close(fd); /* the mapping keeps the segment */
+    if (!ok && *base) munmap(*base, bytes);
+    if (!ok) *base = NULL;
+    return ok;
+}
+
+/* The named segment mapped on every rank at *base (1), or on none (0, *why set on a rank that
+ * failed itself). */
+static int attach_named(MPI_Comm node, int rank, int took, size_t bytes, void **base,
+                        const char **why)
+{
+    char name[NAME_MAX_LEN] = {0};
+    int fd = took && rank == 0 ? create_segment(name, bytes, why) : -1;
+    /* Rank 0 tells the others the name ("" if it failed). */
+    if (vred_next()->Bcast(name, NAME_MAX_LEN, MPI_CHAR, 0, node) != MPI_SUCCESS) {
+        if (rank == 0 && fd >= 0) shm_unlink(name);
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    if (took && name[0] && rank != 0) fd = open_segment(name, bytes, why);
+    if (took && !name[0] && rank != 0) *why = "";
+    *base = fd >= 0 ? map_segment(fd, bytes, why) : NULL;
+    if (fd >= 0) close(fd); /* the mapping keeps the segment */
+    /* Every rank has mapped it (or given up): the name can go. */
+    int ok = all_ok(node, *base != NULL);
+    if (rank == 0 && name[0]) shm_unlink(name);
+    if (!ok && *base) munmap(*base, bytes);
+    if (!ok) *base = NULL;
+    return ok;
 }
 
 vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
 {
-    int rank = 0, size = 1, fd = -1;
+    int rank = 0, size = 1;
     PMPI_Comm_rank(node, &rank);
     PMPI_Comm_size(node, &size);
     *why = "";
-    char name[NAME_MAX_LEN] = {0};
     vred_shm *s = calloc(1, sizeof *s);
     if (!s) *why = "out of memory";
     size_t wanted = slice_max, left = 0;
@@ -211,23 +330,10 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
      * cannot map, and every rank gives up below. */
     int took = vred_shm_budget_take(share);
     if (!took) *why = "this process has reached its bound VRED_SHM_LIMIT";
-    else if (rank == 0) fd = create_segment(name, bytes, why);
-    /* Rank 0 tells the others the name ("" if it failed). */
-    if (vred_next()->Bcast(name, NAME_MAX_LEN, MPI_CHAR, 0, node) != MPI_SUCCESS) {
-        if (rank == 0 && fd >= 0) shm_unlink(name);
-        if (fd >= 0) close(fd);
-        if (took) vred_shm_budget_give(share);
-        free(s);
-        return NULL;
-    }
-    if (took && name[0] && rank != 0) fd = open_segment(name, bytes, why);
-    if (took && !name[0] && rank != 0) *why = "";
-    void *base = fd >= 0 ? map_segment(fd, bytes, why) : NULL;
-    /* Every rank has mapped it (or given up): the name can go. */
-    int ok = all_ok(node, base != NULL);
-    if (rank == 0 && name[0]) shm_unlink(name);
+    void *base = NULL;
+    int ok = took && vred_config_get()->shm_memfd && attach_nameless(node, rank, bytes, &base);
+    if (!ok) ok = attach_named(node, rank, took, bytes, &base, why);
     if (!ok) {
-        if (base) munmap(base, bytes);
         if (took) vred_shm_budget_give(share);
         free(s);
         return NULL;

@@ -3,11 +3,13 @@
  * control line per rank and two data banks. Created lazily by the first shared-memory
  * collective on a communicator, cached with it, unmapped with it.
  *
- * Security and cleanup: the node's first rank creates the segment with O_CREAT|O_EXCL and mode
- * 0600 under an unpredictable name (getrandom), reserves its pages (posix_fallocate: a full
- * /dev/shm is an error here, not a SIGBUS later), the others open it and check its owner and
- * mode, and the segment is unlinked as soon as every rank has mapped it: after that no name is
- * left in /dev/shm even if a rank is killed.
+ * Security and cleanup: the node's first rank makes the segment, mode 0600, with its pages
+ * reserved (posix_fallocate: a full segment is an error here, not a SIGBUS later). By default
+ * it is a memfd, which never has a name: the others open it through the first rank's
+ * descriptor in /proc and check that it is that very file, the user's, mode 0600 (region.c).
+ * Where they cannot, it is a file in /dev/shm made with O_CREAT|O_EXCL under an unpredictable
+ * name (getrandom), which the others open and check likewise, unlinked as soon as every rank
+ * has mapped it: after that no name is left in /dev/shm even if a rank is killed.
  */
 #ifndef VRED_SHM_REGION_H
 #define VRED_SHM_REGION_H
