@@ -251,17 +251,17 @@ static size_t agree_slice(MPI_Comm node, int size, size_t want, int have_s, cons
 /* The nameless segment mapped on every rank at *base (1), or on none (0: every rank then
  * tries the named one; a failure here is not reported, as the named segment may well work).
  * Called by every rank of the node or by none: VRED_SHM_MEMFD is among the knobs the ranks
- * agree on (mpi/comm.c), and whether this rank took its budget does not matter here, since all
- * ranks give up together below if any did not. */
-static int attach_nameless(MPI_Comm node, int rank, size_t bytes, void **base)
+ * agree on (pmpi_init.c), and a rank that did not take its budget (`took` 0) takes part,
+ * failing. */
+static int attach_nameless(MPI_Comm node, int rank, int took, size_t bytes, void **base)
 {
     locator loc = {.fd = -1};
-    int fd = rank == 0 ? create_memfd(bytes, &loc) : -1;
+    int fd = took && rank == 0 ? create_memfd(bytes, &loc) : -1;
     if (vred_next()->Bcast(&loc, (int)sizeof loc, MPI_BYTE, 0, node) != MPI_SUCCESS) {
         if (fd >= 0) close(fd);
         return 0;
     }
-    if (rank != 0) fd = open_memfd(&loc, bytes);
+    if (took && rank != 0) fd = open_memfd(&loc, bytes);
     const char *ignored;
     *base = fd >= 0 ? map_segment(fd, bytes, &ignored) : NULL;
     /* The creator keeps its descriptor until every rank has opened the file through it. */
@@ -331,7 +331,7 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
     int took = vred_shm_budget_take(share);
     if (!took) *why = "this process has reached its bound VRED_SHM_LIMIT";
     void *base = NULL;
-    int ok = took && vred_config_get()->shm_memfd && attach_nameless(node, rank, bytes, &base);
+    int ok = vred_config_get()->shm_memfd && attach_nameless(node, rank, took, bytes, &base);
     if (!ok) ok = attach_named(node, rank, took, bytes, &base, why);
     if (!ok) {
         if (took) vred_shm_budget_give(share);
