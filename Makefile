@@ -48,7 +48,7 @@ test-tsan:
 	cmake --build $(BUILD)/tsan -j$(JOBS) --target test_threads
 	TSAN_OPTIONS="halt_on_error=1 die_after_fork=0" ctest --test-dir $(BUILD)/tsan --output-on-failure -R '^threads$$'
 
-# libFuzzer (clang, with ASan + UBSan): every kernel against the scalar reference, and sparse
+# libFuzzer (clang, with ASan; UBSan runs in test-asan): every kernel against the scalar reference, and sparse
 # pack/unpack round trips and hostile messages (tests/fuzz), FUZZ_SECONDS each, both at once.
 # A finding fails the target and is kept in $(BUILD)/fuzz/findings/.
 FUZZ_SECONDS ?= 75

@@ -107,12 +107,12 @@ static void apply_scratch_limit(vred_config *c, long v, const char *t)
     (void)t;
     c->scratch_limit = v;
 }
-/* VRED_TEST_FAIL: "off", or POINT:RANK[:N] with POINT alloc, pmpi or step, RANK a rank of
+/* VRED_TEST_FAIL: "off", or POINT:RANK[:N] with POINT alloc, pmpi, step or memfd, RANK a rank of
  * MPI_COMM_WORLD, N >= 1 (default 1): the N-th time that rank reaches POINT inside a collective
  * algorithm, it fails there (src/coll/fail.c; test-only, docs/reliability.md). */
 static int test_fail_parse(const char *t, vred_config *c)
 {
-    static const char *const points[] = {"alloc", "pmpi", "step"};
+    static const char *const points[] = {"alloc", "pmpi", "step", "memfd"};
     if (!strcmp(t, "off")) {
         if (c) c->test_fail_point = 0;
         return 1;
@@ -120,7 +120,7 @@ static int test_fail_parse(const char *t, vred_config *c)
     const char *colon = strchr(t, ':');
     if (!colon) return 0;
     int point = 0;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < (int)(sizeof points / sizeof points[0]); i++)
         if ((size_t)(colon - t) == strlen(points[i]) && !strncmp(t, points[i], strlen(points[i])))
             point = i + 1;
     char *end = NULL;
@@ -223,7 +223,7 @@ static const knob knobs[] = {
      "the shared-memory bcast's cell in bytes (a multiple of 64: the unit its receivers follow the "
      "root by); 0 = built in", 0, 64 << 20},
     {"VRED_SHM_LIMIT", KNOB_INT, "0..1099511627776", "0", apply_shm_limit,
-     "bytes of /dev/shm this process's share of vred's regions may hold, over all communicators "
+     "bytes of shared memory this process's share of vred's regions may hold, over all communicators "
      "(regions shrink, then new ones go point-to-point); 0 = /dev/shm's size / 2 / ranks on "
      "the node, at most 32 MiB", 0, 1L << 40},
     {"VRED_COMM_LIMIT", KNOB_INT, "0..1048576", "1024", apply_comm_limit,
@@ -245,7 +245,7 @@ static const knob knobs[] = {
      "later runs; 1 = every class (testing), 0 = never", 0, 100000},
     {"VRED_TUNE_FILE", KNOB_PATH, "a file written by vred-bench tune", "", apply_tune,
      "cost-model parameters measured on this machine (default: built in)", 0, 0},
-    {"VRED_TEST_FAIL", KNOB_SPEC, "off or POINT:RANK[:N], POINT alloc, pmpi or step", "off",
+    {"VRED_TEST_FAIL", KNOB_SPEC, "off or POINT:RANK[:N], POINT alloc, pmpi, step or memfd", "off",
      apply_test_fail,
      "testing only: world rank RANK fails the N-th time it reaches POINT inside a collective "
      "algorithm (a scratch allocation, a point-to-point call, a shared-memory step)", 0, 0},

@@ -6,7 +6,7 @@
 #include "config.h"
 #include "coll/fail.h"
 
-static long hits[4];
+static long hits[5];
 
 int vred_fail_inject(vred_fail_point point)
 {

@@ -15,7 +15,12 @@
 
 #include <mpi.h>
 
-typedef enum { VRED_FAIL_ALLOC = 1, VRED_FAIL_PMPI = 2, VRED_FAIL_STEP = 3 } vred_fail_point;
+typedef enum {
+    VRED_FAIL_ALLOC = 1,
+    VRED_FAIL_PMPI = 2,
+    VRED_FAIL_STEP = 3,
+    VRED_FAIL_MEMFD = 4 /* a rank cannot open the node's memfd (coll/shm/region.c) */
+} vred_fail_point;
 
 /* 1 if VRED_TEST_FAIL says this rank fails at `point` now (its N-th time here). */
 int vred_fail_inject(vred_fail_point point);

@@ -1,9 +1,10 @@
 /*
  * The per-process bound on vred's shared memory (VRED_SHM_LIMIT): every region a rank maps is
  * charged to it at region bytes / ranks mapping it (its share), so that the charges of all the
- * processes of a node add up to what vred holds in that node's /dev/shm. A region that does not
- * fit the least budget left on its node is made smaller (region.c); one that cannot be made at
- * the least size is not made, and the communicator's collectives go point-to-point.
+ * processes of a node add up to the shared memory vred holds on that node (memfds, or segments
+ * in /dev/shm; region.c). A region that does not fit the least budget left on its node is made
+ * smaller (region.c); one that cannot be made at the least size is not made, and the
+ * communicator's collectives go point-to-point.
  */
 #ifndef VRED_SHM_BUDGET_H
 #define VRED_SHM_BUDGET_H

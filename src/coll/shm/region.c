@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "coll/shm/region.h"
+#include "coll/fail.h"
 #include "coll/shm/budget.h"
 #include "coll/shm/sync.h"
 #include "local/topo.h"
@@ -117,8 +118,7 @@ static int open_segment(const char *name, size_t bytes, const char **why)
  * goes with the last mapping. Where any rank cannot open it, the named segment follows.
  */
 typedef struct {
-    char name[NAME_MAX_LEN]; /* the named segment; "" if none (or a failure) */
-    int64_t pid, fd;         /* the nameless one in the creator's table; fd -1 if none */
+    int64_t pid, fd;         /* the memfd in the creator's table; fd -1 if none */
     uint64_t dev, ino;       /* and its identity */
     uint64_t ns_dev, ns_ino; /* the creator's PID namespace (0: unknown) */
 } locator;
@@ -133,10 +133,17 @@ static int my_pidns(uint64_t *dev, uint64_t *ino)
     return 1;
 }
 
+/* Not executable, ever (MFD_NOEXEC_SEAL, Linux 6.3): without it, newer kernels log a warning
+ * for every memfd and refuse one under vm.memfd_noexec=2; older kernels refuse the flag. */
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+
 static int create_memfd(size_t bytes, locator *loc)
 {
     loc->fd = -1;
-    int fd = memfd_create("vred", MFD_CLOEXEC);
+    int fd = memfd_create("vred", MFD_CLOEXEC | MFD_NOEXEC_SEAL);
+    if (fd < 0 && errno == EINVAL) fd = memfd_create("vred", MFD_CLOEXEC);
     struct stat st;
     if (fd < 0) return -1;
     if (reserve(fd, bytes) || fstat(fd, &st) || !my_pidns(&loc->ns_dev, &loc->ns_ino)) {
@@ -155,6 +162,7 @@ static int open_memfd(const locator *loc, size_t bytes)
     uint64_t dev, ino;
     if (loc->fd < 0 || !my_pidns(&dev, &ino) || dev != loc->ns_dev || ino != loc->ns_ino)
         return -1;
+    if (vred_fail_inject(VRED_FAIL_MEMFD)) return -1; /* testing: as if refused */
     char path[64];
     snprintf(path, sizeof path, "/proc/%lld/fd/%lld", (long long)loc->pid, (long long)loc->fd);
     int fd = open(path, O_RDWR | O_CLOEXEC);
