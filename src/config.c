@@ -90,7 +90,11 @@ static void apply_realign_from(vred_config *c, long v, const char *t)
     c->realign_from = v;
 }
 static void apply_shm(vred_config *c, long i, const char *t) { (void)t; c->shm = i == 0; }
-static void apply_shm_memfd(vred_config *c, long i, const char *t) { (void)t; c->shm_memfd = i == 0; }
+static void apply_shm_memfd(vred_config *c, long i, const char *t)
+{
+    (void)t;
+    c->shm_memfd = i == 0;
+}
 static void apply_cma(vred_config *c, long i, const char *t) { (void)t; c->cma = i == 0; }
 static void apply_cma_root_share(vred_config *c, long v, const char *t)
 {
@@ -223,9 +227,9 @@ static const knob knobs[] = {
      "the shared-memory bcast's cell in bytes (a multiple of 64: the unit its receivers follow the "
      "root by); 0 = built in", 0, 64 << 20},
     {"VRED_SHM_LIMIT", KNOB_INT, "0..1099511627776", "0", apply_shm_limit,
-     "bytes of shared memory this process's share of vred's regions may hold, over all communicators "
-     "(regions shrink, then new ones go point-to-point); 0 = /dev/shm's size / 2 / ranks on "
-     "the node, at most 32 MiB", 0, 1L << 40},
+     "bytes of shared memory this process's share of vred's regions may hold, over all "
+     "communicators (regions shrink, then new ones go point-to-point); 0 = /dev/shm's size / 2 "
+     "/ ranks on the node, at most 32 MiB", 0, 1L << 40},
     {"VRED_COMM_LIMIT", KNOB_INT, "0..1048576", "1024", apply_comm_limit,
      "communicators vred keeps state for at once (one hidden communicator of the MPI's each); "
      "collectives on more go to the MPI", 0, 1048576},
@@ -248,7 +252,8 @@ static const knob knobs[] = {
     {"VRED_TEST_FAIL", KNOB_SPEC, "off or POINT:RANK[:N], POINT alloc, pmpi, step or memfd", "off",
      apply_test_fail,
      "testing only: world rank RANK fails the N-th time it reaches POINT inside a collective "
-     "algorithm (a scratch allocation, a point-to-point call, a shared-memory step)", 0, 0},
+     "algorithm (a scratch allocation, a point-to-point call, a shared-memory step, opening the "
+     "node's memfd)", 0, 0},
 };
 
 static const char *const alg_names[VRED_ALG_COUNT] = {

@@ -6,7 +6,7 @@
 #include "config.h"
 #include "coll/fail.h"
 
-static long hits[5];
+static long hits[VRED_FAIL_MEMFD + 1]; /* by vred_fail_point */
 
 int vred_fail_inject(vred_fail_point point)
 {

@@ -7,8 +7,9 @@
 
 /* The automatic bound: half of /dev/shm's size shared by the node's ranks (the other half left to
  * the MPI's own segments and to other programs; a memfd takes no room in /dev/shm, but /dev/shm's
- * size is what a container or an administrator set aside for shared memory), and at most 32 MiB a process: 64 regions of the
- * default size at 2 ranks, 32 at 64 ranks (docs/shm.md, "Bounded resources"). */
+ * size is what a container or an administrator set aside for shared memory), and at most 32 MiB
+ * a process: 64 regions of the default size at 2 ranks, 32 at 64 ranks (docs/shm.md, "Bounded
+ * resources"). */
 enum { AUTO_CAP = 32 << 20 };
 
 static int local_ranks = 1;

@@ -255,6 +255,18 @@ static size_t agree_slice(MPI_Comm node, int size, size_t want, int have_s, cons
     return slice;
 }
 
+/* fd mapped on this rank at *base, then agreed: 1 if every rank of the node mapped its own, else
+ * 0 with nothing left mapped here. fd is closed either way (the mapping keeps the segment), only
+ * after the agreement: until every rank has opened a memfd, its creator's descriptor must stay. */
+static int map_agreed(MPI_Comm node, int fd, size_t bytes, void **base, const char **why)
+{
+    *base = fd >= 0 ? map_segment(fd, bytes, why) : NULL;
+    int ok = all_ok(node, *base != NULL);
+    if (fd >= 0) close(fd);
+    if (!ok && *base) munmap(*base, bytes);
+    if (!ok) *base = NULL;
+    return ok;
+}
 
 /* The nameless segment mapped on every rank at *base (1), or on none (0: every rank then
  * tries the named one; a failure here is not reported, as the named segment may well work).
@@ -271,13 +283,7 @@ static int attach_nameless(MPI_Comm node, int rank, int took, size_t bytes, void
     }
     if (took && rank != 0) fd = open_memfd(&loc, bytes);
     const char *ignored;
-    *base = fd >= 0 ? map_segment(fd, bytes, &ignored) : NULL;
-    /* The creator keeps its descriptor until every rank has opened the file through it. */
-    int ok = all_ok(node, *base != NULL);
-    if (fd >= 0) close(fd); /* the mapping keeps the segment */
-    if (!ok && *base) munmap(*base, bytes);
-    if (!ok) *base = NULL;
-    return ok;
+    return map_agreed(node, fd, bytes, base, &ignored);
 }
 
 /* The named segment mapped on every rank at *base (1), or on none (0, *why set on a rank that
@@ -295,13 +301,8 @@ static int attach_named(MPI_Comm node, int rank, int took, size_t bytes, void **
     }
     if (took && name[0] && rank != 0) fd = open_segment(name, bytes, why);
     if (took && !name[0] && rank != 0) *why = "";
-    *base = fd >= 0 ? map_segment(fd, bytes, why) : NULL;
-    if (fd >= 0) close(fd); /* the mapping keeps the segment */
-    /* Every rank has mapped it (or given up): the name can go. */
-    int ok = all_ok(node, *base != NULL);
-    if (rank == 0 && name[0]) shm_unlink(name);
-    if (!ok && *base) munmap(*base, bytes);
-    if (!ok) *base = NULL;
+    int ok = map_agreed(node, fd, bytes, base, why);
+    if (rank == 0 && name[0]) shm_unlink(name); /* every rank has mapped it, or given up */
     return ok;
 }
 
