@@ -19,7 +19,7 @@ typedef enum {
     VRED_FAIL_ALLOC = 1,
     VRED_FAIL_PMPI = 2,
     VRED_FAIL_STEP = 3,
-    VRED_FAIL_MEMFD = 4 /* a rank cannot open the node's memfd (coll/shm/region.c) */
+    VRED_FAIL_MEMFD = 4 /* node rank 0 cannot make the memfd, another cannot open it (region.c) */
 } vred_fail_point;
 
 /* 1 if VRED_TEST_FAIL says this rank fails at `point` now (its N-th time here). */

@@ -8,12 +8,15 @@
 #   --absent        no /dev/shm at all: a fresh /dev holding only the few devices the MPI opens
 # The segment is the named one there (VRED_SHM_MEMFD=off): by default vred makes a memfd, which
 # needs no /dev/shm. With --memfd it does so, and the same /dev/shm must not matter: no warning,
-# and the forced shared-memory algorithms serve.
+# and the forced shared-memory algorithms serve. With --refused rank 0 cannot make the memfd
+# (VRED_TEST_FAIL=memfd:0), so the named segment follows and fails too: rank 0's warning must
+# name both causes, not the full /dev/shm alone.
 # Skips (77) where a mount namespace cannot be made (not root, no unshare).
-# usage: shm_full.sh [--memfd] [--readonly|--absent] <mpiexec and its options...> -- <coll test binary>
+# usage: shm_full.sh [--memfd|--refused] [--readonly|--absent] <mpiexec and its options...> -- <coll test binary>
 set -u
-mode=full memfd=0
+mode=full memfd=0 refused=0
 [ "$1" = "--memfd" ] && { memfd=1; shift; }
+[ "$1" = "--refused" ] && { refused=1; shift; }
 case "$1" in --readonly) mode=readonly; shift ;; --absent) mode=absent; shift ;; esac
 launch=()
 while [ "$1" != "--" ]; do launch+=("$1"); shift; done
@@ -36,6 +39,7 @@ esac
 log=$(mktemp)
 export VRED_ALLREDUCE_ALG=ma VRED_REDUCE_ALG=dpml
 if [ "$memfd" -eq 0 ]; then export TEST_SHM_UNAVAILABLE=1 VRED_SHM_MEMFD=off; fi
+if [ "$refused" -eq 1 ]; then export VRED_SHM_MEMFD=auto VRED_TEST_FAIL=memfd:0; fi
 # No bound (VRED_SHM_LIMIT's default, a share of /dev/shm, would shrink the regions to fit the
 # 100 KiB): the reservation itself must meet the full tmpfs. The bound's own test is
 # many_comms.sh.
@@ -45,10 +49,17 @@ unshare -m --propagation private sh -c "$setup"' && exec "$@"' sh \
 rc=$?
 warnings=$(grep -c "vred: no shared memory ($why" "$log")
 others=$(grep -c 'vred: no shared memory' "$log")
+refusals=$(grep -c "vred: no shared memory ($why; before that, memfd_create failed)" "$log")
 tail -1 "$log" | grep '^coll:' || tail -5 "$log"
 echo "shm_$mode: status $rc, $warnings warning line(s) (one per process that tried to create a region)"
 [ -n "${SHM_FULL_KEEP_LOG:-}" ] && cp "$log" "$SHM_FULL_KEEP_LOG"
 rm -f "$log"
+if [ "$refused" -eq 1 ]; then
+  [ "$rc" -eq 0 ] && [ "$refusals" -eq 1 ] && [ "$others" -eq 1 ] &&
+    echo "shm_$mode: ok (rank 0's warning names both causes)" && exit 0
+  echo "shm_$mode: FAILED (one warning, naming the full /dev/shm and the memfd)"
+  exit 1
+fi
 if [ "$memfd" -eq 1 ]; then
   [ "$rc" -eq 0 ] && [ "$others" -eq 0 ] && echo "shm_$mode: ok (a memfd: no /dev/shm needed)" && exit 0
   echo "shm_$mode: FAILED (with a memfd, shared memory must work without /dev/shm)"

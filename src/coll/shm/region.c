@@ -51,12 +51,11 @@ static const char *reserve_why(int err)
     return err == ENOSPC ? "/dev/shm is full" : "cannot reserve the segment's pages";
 }
 
-/* A segment opened from elsewhere: 0 unless it is ours, private and large enough. */
-static int private_enough(int fd, size_t bytes)
+/* A segment opened from elsewhere, by its status: 0 unless it is ours, private and large
+ * enough. */
+static int private_enough(const struct stat *st, size_t bytes)
 {
-    struct stat st;
-    return fstat(fd, &st) == 0 && st.st_uid == getuid() && (st.st_mode & 0777) == 0600 &&
-           (size_t)st.st_size >= bytes;
+    return st->st_uid == getuid() && (st->st_mode & 0777) == 0600 && (size_t)st->st_size >= bytes;
 }
 
 /* Creator: a fresh segment, only ours, with its pages reserved. */
@@ -98,7 +97,8 @@ static int open_segment(const char *name, size_t bytes, const char **why)
         *why = "cannot open the node's segment";
         return -1;
     }
-    if (!private_enough(fd, bytes)) {
+    struct stat st;
+    if (fstat(fd, &st) || !private_enough(&st, bytes)) {
         *why = "the node's segment is not private to this user";
         close(fd);
         return -1;
@@ -139,14 +139,22 @@ static int my_pidns(uint64_t *dev, uint64_t *ino)
 #define MFD_NOEXEC_SEAL 0x0008U
 #endif
 
-static int create_memfd(size_t bytes, locator *loc)
+static int create_memfd(size_t bytes, locator *loc, const char **why)
 {
     loc->fd = -1;
-    int fd = memfd_create("vred", MFD_CLOEXEC | MFD_NOEXEC_SEAL);
-    if (fd < 0 && errno == EINVAL) fd = memfd_create("vred", MFD_CLOEXEC);
+    int fd = -1;
+    if (!vred_fail_inject(VRED_FAIL_MEMFD)) { /* testing: as if refused */
+        fd = memfd_create("vred", MFD_CLOEXEC | MFD_NOEXEC_SEAL);
+        if (fd < 0 && errno == EINVAL) fd = memfd_create("vred", MFD_CLOEXEC);
+    }
+    if (fd < 0) {
+        *why = "memfd_create failed";
+        return -1;
+    }
     struct stat st;
-    if (fd < 0) return -1;
-    if (reserve(fd, bytes) || fstat(fd, &st) || !my_pidns(&loc->ns_dev, &loc->ns_ino)) {
+    int err = reserve(fd, bytes);
+    if (err || fstat(fd, &st) || !my_pidns(&loc->ns_dev, &loc->ns_ino)) {
+        *why = err ? "cannot reserve the memfd's pages" : "cannot read /proc/self/ns/pid";
         close(fd);
         return -1;
     }
@@ -157,20 +165,33 @@ static int create_memfd(size_t bytes, locator *loc)
     return fd;
 }
 
-static int open_memfd(const locator *loc, size_t bytes)
+/* A rank other than the creator: its memfd, or -1 with *why set ("" where the creator made
+ * none: it says why itself). */
+static int open_memfd(const locator *loc, size_t bytes, const char **why)
 {
     uint64_t dev, ino;
-    if (loc->fd < 0 || !my_pidns(&dev, &ino) || dev != loc->ns_dev || ino != loc->ns_ino)
+    if (loc->fd < 0) {
+        *why = "";
         return -1;
-    if (vred_fail_inject(VRED_FAIL_MEMFD)) return -1; /* testing: as if refused */
+    }
+    if (!my_pidns(&dev, &ino) || dev != loc->ns_dev || ino != loc->ns_ino) {
+        *why = "the node's memfd is in another PID namespace";
+        return -1;
+    }
     char path[64];
     snprintf(path, sizeof path, "/proc/%lld/fd/%lld", (long long)loc->pid, (long long)loc->fd);
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    int fd = vred_fail_inject(VRED_FAIL_MEMFD) ? -1 /* testing: as if refused */
+                                               : open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        *why = "cannot open the node's memfd through /proc";
+        return -1;
+    }
     struct stat st;
-    if (fd >= 0 && (fstat(fd, &st) || (uint64_t)st.st_dev != loc->dev ||
-                    (uint64_t)st.st_ino != loc->ino || !private_enough(fd, bytes))) {
+    if (fstat(fd, &st) || (uint64_t)st.st_dev != loc->dev || (uint64_t)st.st_ino != loc->ino ||
+        !private_enough(&st, bytes)) {
+        *why = "the file opened is not the node's private memfd";
         close(fd);
-        fd = -1;
+        return -1;
     }
     return fd;
 }
@@ -269,21 +290,33 @@ static int map_agreed(MPI_Comm node, int fd, size_t bytes, void **base, const ch
 }
 
 /* The nameless segment mapped on every rank at *base (1), or on none (0: every rank then
- * tries the named one; a failure here is not reported, as the named segment may well work).
- * Called by every rank of the node or by none: VRED_SHM_MEMFD is among the knobs the ranks
- * agree on (pmpi_init.c), and a rank that did not take its budget (`took` 0) takes part,
- * failing. */
-static int attach_nameless(MPI_Comm node, int rank, int took, size_t bytes, void **base)
+ * tries the named one; *why set on a rank that failed itself, reported only if the named one
+ * fails too). Called by every rank of the node or by none: VRED_SHM_MEMFD is among the knobs
+ * the ranks agree on (pmpi_init.c), and a rank that did not take its budget (`took` 0) takes
+ * part, failing. */
+static int attach_nameless(MPI_Comm node, int rank, int took, size_t bytes, void **base,
+                           const char **why)
 {
     locator loc = {.fd = -1};
-    int fd = took && rank == 0 ? create_memfd(bytes, &loc) : -1;
+    int fd = took && rank == 0 ? create_memfd(bytes, &loc, why) : -1;
     if (vred_next()->Bcast(&loc, (int)sizeof loc, MPI_BYTE, 0, node) != MPI_SUCCESS) {
         if (fd >= 0) close(fd);
         return 0;
     }
-    if (took && rank != 0) fd = open_memfd(&loc, bytes);
-    const char *ignored;
-    return map_agreed(node, fd, bytes, base, &ignored);
+    if (took && rank != 0) fd = open_memfd(&loc, bytes, why);
+    return map_agreed(node, fd, bytes, base, why);
+}
+
+/* The reason a rank gives when neither segment could be made: each attempt's where it failed
+ * itself ("" where only another rank did). The memfd's would otherwise go unsaid, and a user
+ * told only that /dev/shm is full would wonder why the memfd did not serve. */
+static const char *both_why(const char *named, const char *nameless)
+{
+    static __thread char text[256];
+    if (!nameless[0]) return named;
+    if (!named[0]) return nameless;
+    snprintf(text, sizeof text, "%s; before that, %s", named, nameless);
+    return text;
 }
 
 /* The named segment mapped on every rank at *base (1), or on none (0, *why set on a rank that
@@ -340,8 +373,11 @@ vred_shm *vred_shm_create(MPI_Comm node, size_t slice_max, const char **why)
     int took = vred_shm_budget_take(share);
     if (!took) *why = "this process has reached its bound VRED_SHM_LIMIT";
     void *base = NULL;
-    int ok = vred_config_get()->shm_memfd && attach_nameless(node, rank, took, bytes, &base);
+    const char *nameless_why = "";
+    int ok = vred_config_get()->shm_memfd &&
+             attach_nameless(node, rank, took, bytes, &base, &nameless_why);
     if (!ok) ok = attach_named(node, rank, took, bytes, &base, why);
+    if (!ok) *why = both_why(*why, nameless_why);
     if (!ok) {
         if (took) vred_shm_budget_give(share);
         free(s);
