@@ -5,9 +5,10 @@
    choice over it (> 1: vred faster; the two alternate in one process), with what the choice was
    (an algorithm, or `mpi` where vred measured the MPI faster and left the call to it). Then per
    MPI the worst ratio, and the cells under a floor (default 0.95: the "never slower" bar).
-   With several rounds in a CSV, every cell is its quietest round's (combine).
+   With several rounds in a CSV, every ratio is the median of the rounds' (combine).
 2. Per collective and size, the medians themselves (us): each MPI alone and vred over it; the
-   fastest MPI alone ("best alone") and the fastest vred-over-an-MPI ("best vred"), and best
+   fastest MPI alone ("best alone") and the fastest vred-over-an-MPI ("best vred"), each cell's
+   times its quietest round's (combine), and best
    alone / best vred (> 1: vred faster than any MPI alone). Then, as lines to grep, the reduction
    cells >= 1 MiB where that ratio is under a target (default 1.2, issue 14) and, for every
    collective, the cells where it is under 1.
@@ -39,15 +40,21 @@ def us(v):
 
 
 def combine(pairs):
-    """One cell from the rounds' (MPI row, vred row) pairs: the quietest round's, the one whose
-    MPI and vred medians sum to the least, so that the two columns and their ratio still come
-    from one process where they alternated; its choice, with "*" where the rounds' differed.
-    Not the median over the rounds: the machine's slow spells last minutes (docs/peers.md), and
-    on 2026-11-24 two of three rounds of Open MPI 4.1 sat in one (allreduce 4 KiB: 0.88 us in
-    the first round, 2.4-2.7 us in the next two, for the MPI 1.7 and 3.8-4.2)."""
+    """One cell from the rounds' (MPI row, vred row) pairs. The times are the quietest round's,
+    the one whose MPI and vred medians sum to the least: a whole run can sit in one of the
+    machine's slow spells, which last minutes (docs/peers.md: on 2026-11-24 two of three rounds
+    of Open MPI 4.1 sat in one, allreduce 4 KiB 0.88 us in the first round, 2.4-2.7 us in the
+    next two), and the best-alone / best-vred comparison sets times from different runs side by
+    side. The ratio is the median of the rounds' own ratios (the lower one for an even count),
+    each from one process where the two alternated, so a spell slows both of its sides: the
+    quietest round's ratio alone is one draw of a process's luck, and a column's luck holds for
+    the whole process (its buffers' pages; on 2026-12-07 vred handing Open MPI 4.1's allgather
+    of 1 MiB straight to the MPI ran at 1.01, 1.00 and 0.87 of the MPI's own calls in three
+    rounds, the 0.87 in the quietest). Its choice, with "*" where the rounds' differed."""
     m, v = min(pairs, key=lambda mv: float(mv[0]["median_us"]) + float(mv[1]["median_us"]))
+    ratios = sorted(float(a["mpi_over_impl"]) for _, a in pairs)
     picks = {a["served_by"] for _, a in pairs}
-    return Cell(float(m["median_us"]), float(v["median_us"]), float(v["mpi_over_impl"]),
+    return Cell(float(m["median_us"]), float(v["median_us"]), ratios[(len(ratios) - 1) // 2],
                 v["served_by"] + ("*" if len(picks) > 1 else ""))
 
 
@@ -56,8 +63,8 @@ def load(runs):
     (library, ranks, sync, buffers, cpu); rows: name -> that CSV's rows (for the plots).
 
     A CSV may hold several rounds (bench/run_peers.sh --rounds: each a run in new processes, one
-    after the other): the k-th "mpi" row of a cell pairs with its k-th "auto" row, and the cell
-    is the quietest round's (combine)."""
+    after the other): the k-th "mpi" row of a cell pairs with its k-th "auto" row; the cell's
+    times are the quietest round's, its ratio the rounds' median (combine)."""
     cells, meta, rows = OrderedDict(), {}, {}
     for name, path in runs:
         with open(path, newline="") as f:

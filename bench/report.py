@@ -1115,9 +1115,10 @@ def exp_peers(R):
     n_rounds = peers_rounds(rs)
     if n_rounds > 1:
         R.w(f"\nEach MPI ran {n_rounds} times, in turn with the others, each time in new processes; every "
-            "cell below is its quietest run's: the one whose MPI and vred medians sum to the least, so both "
-            "columns and their ratio come from one process where they alternated (a whole run can sit in one "
-            "of the machine's slow spells, which last minutes: docs/peers.md).\n")
+            "ratio below (MPI alone / vred over it) is the median of the runs' ratios, each from one process "
+            "where the two alternated; the times are the quietest run's, the one whose MPI and vred medians sum "
+            "to the least (a whole run can sit in one of the machine's slow spells, which last minutes: "
+            "docs/peers.md).\n")
     R.w(mode_sentence([r for n in names for r in rs[n]]))
     R.w("\n".join(peers_table.meta_lines(names, meta)) + "\n")
     peers_figures(R, names, cells, rs)

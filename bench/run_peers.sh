@@ -15,7 +15,8 @@
 # measures again, VRED_LEARN=off shows the cost model alone.
 #
 # Rounds: each MPI runs --rounds times (default 3), in turn with the others, each time in new
-# processes; every cell is its quietest round's (bench/peers_table.py, combine). A whole run can
+# processes; every ratio is the median of the rounds' ratios, every time the quietest round's
+# (bench/peers_table.py, combine). A whole run can
 # sit in one of the machine's slow spells (docs/peers.md: on 2026-11-24, 2 to 4 of 8 runs of vred's
 # pipelined allgather at 1 MiB took 3.5-4x their usual time from start to end), and across MPIs
 # the table compares different processes: with one run each, such a run decided a cell.
@@ -79,7 +80,7 @@ for ((k = 1; k <= rounds; k++)); do
   done
 done
 # One CSV per MPI: the rounds' rows one after the other (one header); peers_table.py pairs each
-# round's MPI row with its vred row and keeps the quietest round's.
+# round's MPI row with its vred row: the rounds' median ratio, the quietest round's times.
 table=()
 for n in "${names[@]}"; do
   csv=$out/$n.csv
