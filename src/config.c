@@ -96,6 +96,12 @@ static void apply_shm_memfd(vred_config *c, long i, const char *t)
     c->shm_memfd = i == 0;
 }
 static void apply_cma(vred_config *c, long i, const char *t) { (void)t; c->cma = i == 0; }
+static void apply_cma_balance(vred_config *c, long i, const char *t)
+{
+    (void)t;
+    c->cma_balance = i == 0 ? VRED_CMA_BALANCE_AUTO : i == 1 ? VRED_CMA_BALANCE_OFF
+                                                              : VRED_CMA_BALANCE_ENDS;
+}
 static void apply_cma_root_share(vred_config *c, long v, const char *t)
 {
     (void)t;
@@ -201,6 +207,11 @@ static const knob knobs[] = {
      "single copy inside a node by cross-memory attach (process_vm_readv/writev) where the "
      "kernel permits it: bcast, allgather and the cma reductions; off = through the shared "
      "segment only", 0, 0},
+    {"VRED_CMA_BALANCE", KNOB_ENUM, "auto|off|ends", "auto", apply_cma_balance,
+     "the blocks of an allreduce by `cma`: auto = each rank's follows how fast its part ran in "
+     "the calls before, per size class (the cores need not run alike); off = equal blocks; ends "
+     "(testing) = the ranks' parts at the bounds, a quarter and seven quarters of the even part "
+     "in turn", 0, 0},
     {"VRED_CMA_ROOT_SHARE", KNOB_INT, "0..99", "0", apply_cma_root_share,
      "percent of the vector a reduce's root folds itself under `cma` (the other ranks split the "
      "rest and write their sums to it), and of the message a bcast's root writes into every "

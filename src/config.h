@@ -54,6 +54,10 @@ typedef enum { VRED_LEARN_ON, VRED_LEARN_READ, VRED_LEARN_REDO, VRED_LEARN_OFF }
  * calls share the top class (coll/select.c; vred-info labels it so). */
 enum { VRED_LEARN_MIN_CLASS = 10, VRED_LEARN_MAX_BYTES = 64 << 20 };
 
+/* VRED_CMA_BALANCE: a cma allreduce's blocks follow the ranks' measured rates; are even; or
+ * (testing) sit at the bounds, rank by rank in turn. */
+typedef enum { VRED_CMA_BALANCE_OFF, VRED_CMA_BALANCE_AUTO, VRED_CMA_BALANCE_ENDS } vred_cma_balance;
+
 typedef struct {
     vred_isa isa_cap;        /* VRED_ISA; VRED_ISA_COUNT = no cap */
     vred_tail_mode tail;     /* VRED_TAIL */
@@ -68,6 +72,8 @@ typedef struct {
     int shm;                 /* VRED_SHM: 0 = never use a shared region (point-to-point only) */
     int shm_memfd;           /* VRED_SHM_MEMFD: 1 = a nameless segment where the node allows it */
     int cma;                 /* VRED_CMA: 0 = never read a peer's memory (cross-memory attach) */
+    int cma_balance;         /* VRED_CMA_BALANCE: how a cma allreduce cuts its blocks
+                                (vred_cma_balance, cma_split.h) */
     int cma_root_share;      /* VRED_CMA_ROOT_SHARE: percent of a cma reduce's vector the root
                                 reduces, and of a cma bcast's message it writes into each
                                 reader; 0 = balanced by measurement (coll/shm/cma_split.h) */

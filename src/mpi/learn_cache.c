@@ -92,7 +92,7 @@ void vred_learn_file_for(const vred_comm *vc, vred_learn_file *f)
         "VRED_ISA",       "VRED_TAIL",     "VRED_THREADS",   "VRED_SPARSE",
         "VRED_NODE_SIZE", "VRED_SHM",      "VRED_NT",        "VRED_SOCKETS",
         "VRED_SHM_SLICE", "VRED_SHM_CELL", "VRED_TUNE_FILE", "VRED_CMA",
-        "VRED_CMA_ROOT_SHARE", "VRED_COPY_SKEW", "VRED_REALIGN_FROM",
+        "VRED_CMA_ROOT_SHARE", "VRED_CMA_BALANCE", "VRED_COPY_SKEW", "VRED_REALIGN_FROM",
         /* the size of the regions (which algorithms fit, their slices) and of kept scratch */
         "VRED_SHM_LIMIT", "VRED_SCRATCH_LIMIT"};
     char cpu[512], mpi[256], build[1024], dir[3800];

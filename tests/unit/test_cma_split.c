@@ -1,7 +1,8 @@
 /*
  * The root's share of a reduce by cross-memory attach (coll/shm/cma_split.h): the blocks it
  * makes for every count, rank count, root and share, and the share's walk towards the balance
- * under a model of the ranks' costs.
+ * under a model of the ranks' costs. Then an allreduce's parts: the blocks cut from every
+ * rank's published part, and the parts' walk, each rank its own, to equal times.
  */
 #include <math.h>
 #include <stdio.h>
@@ -49,6 +50,64 @@ static double walk(int p, double c_root, double c_other, double fixed, size_t co
         share = next;
     }
     return share;
+}
+
+/* Blocks from parts: they cover [0, count) in order, inner boundaries on lines, each rank's
+ * within a line per rank of its part of the whole (parts clamped to the bounds, NaN even). */
+static void check_parts(size_t count, int p, const float *part, size_t es)
+{
+    size_t disp[17], line = 64 % es == 0 ? 64 / es : 1;
+    vred_cma_split_parts(count, p, part, es, disp);
+    double sum = 0;
+    for (int q = 0; q < p; q++) sum += (double)vred_cma_part_units(part[q]);
+    int ok = disp[0] == 0 && disp[p] == count;
+    double worst = 0;
+    for (int q = 0; q < p; q++) {
+        ok = ok && disp[q] <= disp[q + 1];
+        if (q + 1 < p) ok = ok && disp[q + 1] % line == 0;
+        double want = (double)count * (double)vred_cma_part_units(part[q]) / sum;
+        double off = fabs((double)(disp[q + 1] - disp[q]) - want);
+        worst = off > worst ? off : worst;
+    }
+    ok = ok && worst <= (double)(line * (size_t)p);
+    CHECK(ok, "parts count=%zu p=%d es=%zu part[0]=%.2f: off by %.0f elements", count, p, es,
+          part[0], worst);
+}
+
+/* The parts' walk: rank q folds rate[q] elements a second (and pays `fixed` seconds a call);
+ * every rank moves its own part from the rates all measured. Returns the slowest rank's time
+ * over the fastest's after `calls` calls, and leaves the parts in part[]. */
+static double walk_parts(int p, const double *rate, double fixed, size_t count, int calls,
+                         float *part)
+{
+    size_t disp[17];
+    double t[16], ratio = 0;
+    for (int q = 0; q < p; q++) part[q] = 1.0f;
+    for (int i = 0; i < calls; i++) {
+        vred_cma_split_parts(count, p, part, 4, disp);
+        double sum = 0, lo = 1e300, hi = 0;
+        int empty[16], any_empty = 0;
+        for (int q = 0; q < p; q++) {
+            size_t n = disp[q + 1] - disp[q];
+            t[q] = fixed + (double)n / rate[q];
+            empty[q] = !n;
+            any_empty += !n;
+            sum += n ? (double)n / t[q] : 0;
+            lo = t[q] < lo ? t[q] : lo;
+            hi = t[q] > hi ? t[q] : hi;
+        }
+        for (int q = 0; q < p; q++) {
+            size_t n = disp[q + 1] - disp[q];
+            double next = vred_cma_part_next(part[q], p, n, n ? (double)n / t[q] : 0, sum,
+                                             any_empty - empty[q] > 0);
+            CHECK(fabs(next - part[q]) <= VRED_CMA_SHARE_STEP * p + 1e-9,
+                  "one call moves a part at most a step of the vector (%.4f -> %.4f)", part[q],
+                  next);
+            part[q] = (float)next;
+        }
+        ratio = hi / lo;
+    }
+    return ratio;
 }
 
 int main(void)
@@ -102,6 +161,57 @@ int main(void)
      * to the root; bounded. */
     double fixed = walk(2, 1.0, 1.0, 1e4, 1024, 400);
     CHECK(fixed > 0.9 && fixed <= VRED_CMA_SHARE_MAX, "the others' fixed cost: %.4f", fixed);
+
+    /* An allreduce's parts. */
+    static const float pattern[][4] = {{1, 1, 1, 1},       {0.25f, 1.75f, 0.25f, 1.75f},
+                                       {1.3f, 0.7f, 1, 1}, {0.01f, 9, NAN, 1},
+                                       {1.75f, 0.25f, 1.75f, 0.25f}};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
+        for (int p = 2; p <= 16; p += p < 4 ? 1 : 5)
+            for (size_t k = 0; k < sizeof pattern / sizeof *pattern; k++)
+                for (size_t e = 0; e < sizeof sizes / sizeof *sizes; e++) {
+                    float part[16];
+                    for (int q = 0; q < p; q++) part[q] = pattern[k][q % 4];
+                    check_parts(counts[c], p, part, sizes[e]);
+                }
+    float halves[2] = {1, 1}, bounds[2] = {0.01f, 9};
+    size_t d1[3], d2[3];
+    vred_cma_split_parts(1 << 20, 2, halves, 4, d1);
+    CHECK(d1[1] == 1 << 19, "even parts: halves (%zu)", d1[1]);
+    vred_cma_split_parts(1 << 20, 2, bounds, 4, d2);
+    CHECK(d2[1] == (1 << 20) / 8, "parts beyond the bounds count at the bounds: 1/8 (%zu)", d2[1]);
+    /* One rank's step: a quarter of the way to p * rate_me / rate_sum, at most a step. */
+    double half = vred_cma_part_next(1.0, 2, 1000, 1.0, 2.0, 0);
+    CHECK(fabs(half - 1.0) < 1e-12, "equal rates: the part stays (%.4f)", half);
+    double slow = vred_cma_part_next(1.0, 2, 1000, 1.0, 2.2, 0);
+    CHECK(fabs(slow - (1.0 + (2 / 2.2 - 1.0) / 4)) < 1e-9, "a slower rank: down a quarter of the "
+          "way (%.5f)", slow);
+    double far = vred_cma_part_next(1.0, 2, 1000, 1.0, 10.0, 0);
+    CHECK(fabs(far - (1.0 - VRED_CMA_SHARE_STEP * 2)) < 1e-9, "at most a step (%.4f)", far);
+    CHECK(fabs(vred_cma_part_next(1.0, 3, 0, 0, 2.0, 0) - (1.0 + VRED_CMA_SHARE_STEP * 3)) < 1e-9,
+          "an empty block: up a step");
+    CHECK(fabs(vred_cma_part_next(1.0, 3, 10, 1.0, 2.0, 1) - (1.0 - VRED_CMA_SHARE_STEP * 3)) < 1e-9,
+          "a peer's empty block: down a step");
+    CHECK(vred_cma_part_next(1.0, 2, 10, NAN, 2.0, 0) == 1.0, "a NaN rate: unchanged");
+    CHECK(vred_cma_part_next(1.0, 2, 10, INFINITY, INFINITY, 0) == 1.0, "no time: unchanged");
+    CHECK(vred_cma_part_next(1.0, 1, 10, 1.0, 3.0, 0) == 1.0, "one rank: unchanged");
+    CHECK(vred_cma_part_next(VRED_CMA_PART_MIN, 2, 10, 1.0, 100.0, 0) == VRED_CMA_PART_MIN,
+          "at least VRED_CMA_PART_MIN");
+    CHECK(vred_cma_part_next(VRED_CMA_PART_MAX, 2, 10, 100.0, 101.0, 0) == VRED_CMA_PART_MAX,
+          "at most VRED_CMA_PART_MAX");
+    /* The walk: equal times under the model. 2 ranks, one 10% slower (the Xeon's runs); 5
+     * ranks, one at half speed (an efficiency core); equal rates stay even. */
+    float parts[16];
+    double r2[2] = {1.0e9, 0.9e9}, r5[5] = {1e9, 1e9, 0.5e9, 1e9, 1e9}, r3[3] = {1e9, 1e9, 1e9};
+    double t2 = walk_parts(2, r2, 0, 1 << 20, 300, parts);
+    CHECK(t2 < 1.01 && fabs(parts[0] / parts[1] - 1 / 0.9) < 0.02, "2 ranks, one 10%% slower: "
+          "times within %.4f, parts %.3f %.3f", t2, parts[0], parts[1]);
+    double t5 = walk_parts(5, r5, 0, 1 << 22, 300, parts);
+    CHECK(t5 < 1.01 && fabs(parts[2] - 5.0 / 9) < 0.02, "5 ranks, one at half speed: times "
+          "within %.4f, its part %.3f (%.3f)", t5, parts[2], 5.0 / 9);
+    double t3 = walk_parts(3, r3, 1e-6, 1 << 20, 300, parts);
+    CHECK(t3 < 1.001 && fabs(parts[0] - 1) < 0.01 && fabs(parts[2] - 1) < 0.01,
+          "3 ranks alike: even (%.4f, %.3f %.3f %.3f)", t3, parts[0], parts[1], parts[2]);
 
     printf("cma_split: %d passed, %d failed\n", passed, failed);
     return failed != 0;

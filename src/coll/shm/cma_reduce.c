@@ -171,13 +171,14 @@ static char *hold_for(vred_shm *s, size_t bytes)
 static int ready(cma_call *k)
 {
     if (!k->s->cma_buf) k->s->cma_buf = aligned_alloc(LINE, 2 * (size_t)BLOCK_BYTES);
+    if (!k->s->cma_parts) k->s->cma_parts = malloc((size_t)k->p * sizeof(float));
     size_t mine = (k->disp[k->r + 1] - k->disp[k->r]) * k->es;
     int shifted = k->kind == CMA_REDUCE_SCATTER && k->a->sbuf == k->a->rbuf && k->disp[k->r];
     if (shifted && mine) {
         k->hold = hold_for(k->s, mine);
         if (k->hold) k->own_out = k->hold;
     }
-    return k->s->cma_buf && (!shifted || !mine || k->hold);
+    return k->s->cma_buf && k->s->cma_parts && (!shifted || !mine || k->hold);
 }
 
 /* The partial sums' block, at the offset within a line of the first peer read into it (the
@@ -202,14 +203,39 @@ static float root_share(const cma_call *k)
     return learned > 0 ? learned : 1.0f / (float)k->p;
 }
 
-/* The blocks (disp) and where this rank's goes in its receive buffer; a reduce's root holding
- * `share` of the vector (known to every rank after step 1). */
-static void blocks(cma_call *k, float share)
+/* This rank's part of an allreduce (cma_split.h): where its measurements have brought it for
+ * the size class, first the even part; the even part under VRED_CMA_BALANCE=off, the bounds in
+ * turn under =ends (tests: blocks of a ninth and seven ninths on 3 ranks, empty ones). */
+static float my_part(const cma_call *k)
+{
+    int mode = vred_config_get()->cma_balance;
+    if (mode == VRED_CMA_BALANCE_ENDS) return k->r % 2 ? VRED_CMA_PART_MAX : VRED_CMA_PART_MIN;
+    float learned = k->s->cma_part[k->cls];
+    return mode == VRED_CMA_BALANCE_AUTO && learned > 0 ? learned : 1.0f;
+}
+
+/* What this rank publishes with its addresses (step 1): a reduce's root its share, an
+ * allreduce's rank its part, others nothing. */
+static float published_share(const cma_call *k)
+{
+    if (k->kind == CMA_REDUCE) return k->r == k->a->root ? root_share(k) : 0;
+    return k->kind == CMA_ALLREDUCE ? my_part(k) : 0;
+}
+
+/* The blocks (disp) and where this rank's goes in its receive buffer. Before step 1 (`agreed`
+ * 0) the even split; after it, a reduce's from the share its root published, an allreduce's
+ * from the parts every rank published. */
+static void blocks(cma_call *k, int agreed)
 {
     const vred_shm_args *a = k->a;
     vred_node *n = a->n;
     if (k->kind == CMA_REDUCE) {
+        float share = agreed ? k->s->ctl[a->root].cma_share : 1.0f / (float)k->p;
         vred_cma_split(a->count, k->p, a->root, share, k->es, n->disp);
+    } else if (k->kind == CMA_ALLREDUCE && agreed) {
+        for (int q = 0; q < k->p; q++)
+            k->s->cma_parts[q] = k->s->ctl[q].cma_share;
+        vred_cma_split_parts(a->count, k->p, k->s->cma_parts, k->es, n->disp);
     } else {
         n->disp[0] = 0;
         for (int q = 0; q < k->p; q++)
@@ -217,7 +243,7 @@ static void blocks(cma_call *k, float share)
                                  ? n->disp[q] + a->counts[q]
                                  : vred_block_lo(a->count, k->p, q + 1);
     }
-    if (k->kind == CMA_REDUCE_SCATTER) k->own_out = a->rbuf;
+    if (k->kind == CMA_REDUCE_SCATTER) k->own_out = k->hold ? k->hold : a->rbuf; /* (ready) */
     else if (k->kind == CMA_ALLREDUCE || k->r == a->root)
         k->own_out = vred_at(a->rbuf, n->disp[k->r], k->es);
 }
@@ -234,19 +260,47 @@ static void setup(cma_call *k, const vred_shm_args *a, cma_kind kind)
      * get the whole vector, the private blocks. */
     size_t recv = kind == CMA_ALLREDUCE ? s * pp : kind == CMA_REDUCE ? s : s / pp;
     k->nt = vred_copy_use_nt(1, s * pp + recv + 2 * (size_t)CHUNK_BYTES * pp);
-    blocks(k, 1.0f / (float)k->p);
+    blocks(k, 0);
 }
 
-/* After a reduce (its last post seen), the root moves its share for the size class towards the
- * split at which every rank's work would have ended together (cma_split.h). */
+/* A rank's work in the call (steps 2 and 3, waits left out), as it published it. */
+static double work_of(const cma_call *k, int q)
+{
+    return 1e-9 * __atomic_load_n(&k->s->ctl[q].cma_work_ns, __ATOMIC_RELAXED);
+}
+
+/* After an allreduce (every rank's last post seen: their times stay until they have all posted
+ * step 2 of a later call, which waits for this rank), this rank moves its part for the size
+ * class towards the split at which every rank's work would have ended together. */
+static void rebalance_part(const cma_call *k)
+{
+    if (vred_config_get()->cma_balance != VRED_CMA_BALANCE_AUTO) return;
+    double rate_sum = 0, rate_me = 0;
+    int others_empty = 0;
+    for (int q = 0; q < k->p; q++) {
+        size_t nq = k->disp[q + 1] - k->disp[q];
+        double rate = nq ? (double)nq / work_of(k, q) : 0;
+        if (q == k->r) rate_me = rate;
+        else others_empty |= !nq;
+        rate_sum += rate;
+    }
+    size_t n_me = k->disp[k->r + 1] - k->disp[k->r];
+    k->s->cma_part[k->cls] = (float)vred_cma_part_next(my_part(k), k->p, n_me, rate_me,
+                                                       rate_sum, others_empty);
+}
+
+/* After the call (every rank's last post seen): an allreduce's rank moves its part, a reduce's
+ * root its share for the size class, towards the split at which every rank's work would have
+ * ended together (cma_split.h). */
 static void rebalance(const cma_call *k, double t_work)
 {
+    if (k->kind == CMA_ALLREDUCE) rebalance_part(k);
     if (k->kind != CMA_REDUCE || k->r != k->a->root || vred_config_get()->cma_root_share) return;
     double t_other = 0;
     size_t n_other = 0;
     for (int q = 0; q < k->p; q++) {
         size_t nq = k->disp[q + 1] - k->disp[q];
-        double tq = 1e-9 * __atomic_load_n(&k->s->ctl[q].cma_work_ns, __ATOMIC_RELAXED);
+        double tq = work_of(k, q);
         if (q != k->r && nq && tq / (double)nq > (n_other ? t_other / (double)n_other : 0))
             t_other = tq, n_other = nq;
     }
@@ -294,7 +348,7 @@ static int run(const vred_shm_args *a, cma_kind kind)
     vred_cma_publish(s, a->sbuf);
     __atomic_store_n(&me->cma_out, out_for_peers(&k), __ATOMIC_RELAXED);
     __atomic_store_n(&me->cma_ready, ready(&k), __ATOMIC_RELAXED);
-    me->cma_share = kind == CMA_REDUCE && k.r == a->root ? root_share(&k) : 0;
+    me->cma_share = published_share(&k);
     vred_shm_stamp mine = vred_shm_stamp_of(VRED_STAMP_MA, k.es, kind == CMA_REDUCE ? a->root : -1,
                                             k.disp[k.p]);
     __atomic_store_n(&me->cma_stamp, mine, __ATOMIC_RELAXED);
@@ -312,7 +366,7 @@ static int run(const vred_shm_args *a, cma_kind kind)
     }
     for (int q = 0; q < k.p; q++)
         if (!__atomic_load_n(&s->ctl[q].cma_ready, __ATOMIC_RELAXED)) return fallback(a, kind);
-    if (kind == CMA_REDUCE) blocks(&k, s->ctl[a->root].cma_share);
+    blocks(&k, 1);
     k.acc = acc_at(&k);
     k.tmp = s->cma_buf + BLOCK_BYTES;
     /* 2: the first chunk and the check */

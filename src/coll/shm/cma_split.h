@@ -17,6 +17,8 @@
  * writes into every reader while they read the rest, its writes against the slowest reader's
  * read.
  *
+ * An allreduce's blocks follow the ranks' speeds the same way (vred_cma_split_parts, below).
+ *
  * Pure arithmetic, checked by tests/unit/test_cma_split.c.
  */
 #ifndef VRED_CMA_SPLIT_H
@@ -90,6 +92,77 @@ static inline double vred_cma_share_next(double share, int p, double t_root, siz
     if (step > VRED_CMA_SHARE_STEP) step = VRED_CMA_SHARE_STEP;
     if (step < -VRED_CMA_SHARE_STEP) step = -VRED_CMA_SHARE_STEP;
     return vred_cma_share_clamp(share + step);
+}
+
+/*
+ * An allreduce's blocks (cma_reduce.c). Every rank reads its block from its peers, folds it and
+ * writes the sum to every peer: the same work per element on every rank, so the even split
+ * balances where the cores run alike. They need not: a hybrid CPU's performance and efficiency
+ * cores, a core whose host thread is shared, pages that sit farther from one rank. On the Xeon
+ * guest (2 ranks, 4 MiB, Open MPI 4.1, back to back) one rank's part took 30-60 us longer than
+ * the other's (5-10% of the call) in each of three runs, one rank in one run, the other in the
+ * next, and the call waited for the slower. So each rank publishes its part (a multiple of the
+ * even part 1/p), every rank cuts the blocks from all the parts published, and after the call
+ * each rank moves its own part towards the split at which every rank would have finished
+ * together, by the rates all of them measured: the ranks reach the same parts without agreeing
+ * on anything but what they publish. As for a reduce's root, the bits do not depend on who
+ * folds an element.
+ */
+#define VRED_CMA_PART_MIN 0.25
+#define VRED_CMA_PART_MAX 1.75
+
+static inline double vred_cma_part_clamp(double part)
+{
+    return part < VRED_CMA_PART_MIN ? VRED_CMA_PART_MIN
+           : part > VRED_CMA_PART_MAX ? VRED_CMA_PART_MAX : part;
+}
+
+/* A published part in 2^-20ths, within the bounds (a part that is not a number counts as the
+ * even one): scaling by a power of two is exact and the cast truncates in any rounding mode. */
+static inline uint64_t vred_cma_part_units(float part)
+{
+    double c = part == part ? vred_cma_part_clamp(part) : 1.0;
+    return (uint64_t)(c * 1048576.0);
+}
+
+/* Boundaries disp[0..p] (elements) when rank q holds part[q] / (part[0] + ... + part[p-1]) of
+ * `count`; inner boundaries on 64-byte multiples where the element size divides 64, as in
+ * vred_cma_split. */
+static inline void vred_cma_split_parts(size_t count, int p, const float *part, size_t esize,
+                                        size_t *disp)
+{
+    size_t line = esize && 64 % esize == 0 ? 64 / esize : 1;
+    uint64_t total = 0, done = 0;
+    for (int q = 0; q < p; q++) total += vred_cma_part_units(part[q]);
+    disp[0] = 0;
+    for (int q = 0; q < p; q++) {
+        done += vred_cma_part_units(part[q]);
+        size_t end = (size_t)(((unsigned __int128)count * done) / total);
+        end -= end % line;
+        if (q == p - 1 || end > count) end = count;
+        disp[q + 1] = end < disp[q] ? disp[q] : end;
+    }
+}
+
+/* This rank's part for the next call of a size class, from this one: it folded n_me elements at
+ * rate_me (elements per second of its work, waits left out), every rank with elements together
+ * at rate_sum (the sum of their rates); `others_empty`: another rank had none (a short vector
+ * cut in lines), and waited. The balanced part is p * rate_me / rate_sum; the part moves a
+ * quarter of the way there, by at most VRED_CMA_SHARE_STEP of the vector, within the bounds.
+ * A rank without elements, or one whose peers had none, steps towards them. Without rates
+ * (none taken, or not a number), the part stays. */
+static inline double vred_cma_part_next(double part, int p, size_t n_me, double rate_me,
+                                        double rate_sum, int others_empty)
+{
+    double most = VRED_CMA_SHARE_STEP * p; /* a step of the vector, in parts of 1/p */
+    if (p < 2) return part;
+    if (!n_me) return vred_cma_part_clamp(part + most);
+    if (others_empty) return vred_cma_part_clamp(part - most);
+    if (!(rate_me > 0) || !(rate_sum >= rate_me) || rate_sum > 1e300) return part;
+    double step = (p * rate_me / rate_sum - part) / 4;
+    if (step > most) step = most;
+    if (step < -most) step = -most;
+    return vred_cma_part_clamp(part + step);
 }
 
 #endif

@@ -420,6 +420,7 @@ void vred_shm_destroy(vred_shm *s)
     munmap(s->base, s->map_bytes);
     vred_shm_budget_give(s->share);
     free(s->cma_buf);
+    free(s->cma_parts);
     free(s->cma_hold);
     free(s);
 }

@@ -54,7 +54,8 @@ typedef struct {
     int32_t cma_ready;          /* the owner can take part in the current CMA reduction
                                    (cma_reduce.c); published with cma_addr and cma_out */
     float cma_share;            /* a reduce's root: the share of the vector it reduces in the
-                                   current call (cma_split.h); published with cma_out */
+                                   current call; an allreduce's rank: its part, a multiple of
+                                   1/p (cma_split.h); published with cma_out */
     uint32_t cma_work_ns;       /* the owner's work in the current CMA reduction (steps 2
                                    and 3, waits left out), ns, saturated; published with its
                                    last post */
@@ -106,6 +107,10 @@ typedef struct {
     char *cma_hold;      /* private: an in-place reduce_scatter's sum held until every rank has
                             read its input (cma_reduce.c), cma_hold_bytes long; NULL before */
     size_t cma_hold_bytes;
+    float cma_part[VRED_SHM_CLASSES]; /* private: this rank's part of an allreduce, by size
+                                         class (cma_split.h); 0: not yet (the even part) */
+    float *cma_parts;    /* private: the parts the node's ranks published for the current
+                            allreduce (size floats), made with cma_buf */
     float cma_share[VRED_SHM_CLASSES]; /* private: this rank's share as a reduce's root, by
                                           size class (log2 bytes; cma_split.h); 0: not yet */
     float cma_bcast_share[VRED_SHM_CLASSES]; /* private: the same as a bcast's root: the part
