@@ -105,7 +105,9 @@ def meta_lines(names, meta):
 
 def ratio_lines(names, cells, floor):
     """Table 1 with its "worst over" and "cells under" lines (scripts grep those)."""
-    out = ["MPI alone / vred's automatic choice over it (> 1: vred faster), and the choice:", "",
+    out = ["MPI alone / vred's automatic choice over it (> 1: vred faster; over several rounds the "
+           "median of theirs), and the choice (the quietest round's; * where the rounds' differed):",
+           "",
            "| collective | size | " + " | ".join(names) + " |",
            "| --- | ---: | " + " | ".join("---:" for _ in names) + " |"]
     worst, under = {}, []

@@ -75,7 +75,7 @@ static void rebalance(vred_shm *s, int p, int root, size_t bytes, size_t head, d
     double t_other = 0;
     for (int q = 0; q < p; q++)
         if (q != root) {
-            double t = 1e-9 * __atomic_load_n(&s->ctl[q].cma_work_ns, __ATOMIC_RELAXED);
+            double t = 1e-9 * __atomic_load_n(&s->ctl[q].cma_bcast_ns, __ATOMIC_RELAXED);
             if (t > t_other) t_other = t;
         }
     size_t written = (bytes - head) * (size_t)(p - 1);
@@ -128,7 +128,7 @@ int vred_shm_bcast_cma(const vred_shm_args *a)
         if (head > bytes) head = bytes;
         t0 = vred_clock_s();
         err = vred_cma_read(s, root, a->rbuf, vred_cma_addr(s, root), head);
-        __atomic_store_n(&me->cma_work_ns, ns_of(vred_clock_s() - t0), __ATOMIC_RELAXED);
+        __atomic_store_n(&me->cma_bcast_ns, ns_of(vred_clock_s() - t0), __ATOMIC_RELAXED);
     }
     vred_cma_report(s, err, last);
     vred_shm_post(s);

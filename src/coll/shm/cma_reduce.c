@@ -3,10 +3,10 @@
  * reading the peers' parts of it straight from their send buffers, and hands its result
  * straight to the receive buffers that need it. Nothing goes through the shared segment.
  *
- * Block q (the even split, but a reduce's root takes more: cma_split.h; reduce_scatter: rank q's
- * count) is rank q's to reduce, a chunk at a time: the chunk of every peer's send buffer is
- * read into a private block (process_vm_readv,
- * the kernel's copy on this core), folded with this rank's own, and the sum is written to this
+ * Block q (an allreduce's cut by the ranks' measured speeds, a reduce's with more for its root:
+ * cma_split.h; reduce_scatter: rank q's count) is rank q's to reduce, a chunk at a time: the
+ * chunk of every peer's send buffer is read into a private block (process_vm_readv, the
+ * kernel's copy on this core), folded with this rank's own, and the sum is written to this
  * rank's receive buffer and, by process_vm_writev, to every peer's (allreduce) or to the root's
  * (reduce); reduce_scatter keeps it. Each rank thus imports (p - 1) s / p bytes and exports as
  * many, in two kernel copies per byte moved, against the movement-avoiding algorithm's copy into
@@ -174,10 +174,7 @@ static int ready(cma_call *k)
     if (!k->s->cma_parts) k->s->cma_parts = malloc((size_t)k->p * sizeof(float));
     size_t mine = (k->disp[k->r + 1] - k->disp[k->r]) * k->es;
     int shifted = k->kind == CMA_REDUCE_SCATTER && k->a->sbuf == k->a->rbuf && k->disp[k->r];
-    if (shifted && mine) {
-        k->hold = hold_for(k->s, mine);
-        if (k->hold) k->own_out = k->hold;
-    }
+    if (shifted && mine) k->hold = hold_for(k->s, mine); /* own_out follows (blocks) */
     return k->s->cma_buf && k->s->cma_parts && (!shifted || !mine || k->hold);
 }
 

@@ -59,6 +59,9 @@ typedef struct {
     uint32_t cma_work_ns;       /* the owner's work in the current CMA reduction (steps 2
                                    and 3, waits left out), ns, saturated; published with its
                                    last post */
+    uint32_t cma_bcast_ns;      /* a CMA bcast's reader's read, ns, saturated; apart from
+                                   cma_work_ns, which a peer still reads after an allreduce
+                                   while this rank may already be in a bcast (bcast_cma.c) */
     /* A long wait (sync.c): published once the owner has waited CHECK_S, never on a wait's
      * fast path, and read only by peers that wait long too (the deadlock check). In lines of
      * their own: writing them does not disturb peers polling seq. */
