@@ -40,4 +40,11 @@ add_test(NAME mpi_rounding_${flavor}_inject
 set_tests_properties(mpi_rounding_${flavor}_inject PROPERTIES
   PASS_REGULAR_EXPRESSION "FAIL rank 0: allreduce alg=ring [^\n]*ranks got different bytes")
 list(APPEND names mpi_rounding_${flavor}_inject)
+# The cma allreduce with uneven blocks (VRED_CMA_BALANCE=ends: a ninth, seven ninths, a ninth):
+# rounding data still gives the same bytes on every rank, on a repeat and in place.
+add_test(NAME mpi_rounding_${flavor}_np3_balance_ends
+  COMMAND ${mpiexec} -np 3 ${exe} --only=allreduce --alg=cma)
+set_tests_properties(mpi_rounding_${flavor}_np3_balance_ends PROPERTIES
+  ENVIRONMENT "VRED_CMA_BALANCE=ends")
+list(APPEND names mpi_rounding_${flavor}_np3_balance_ends)
 set_tests_properties(${names} PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS mpi_coll)

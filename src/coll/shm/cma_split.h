@@ -148,7 +148,8 @@ static inline void vred_cma_split_parts(size_t count, int p, const float *part, 
  * rate_me (elements per second of its work, waits left out), every rank with elements together
  * at rate_sum (the sum of their rates); `others_empty`: another rank had none (a short vector
  * cut in lines), and waited. The balanced part is p * rate_me / rate_sum; the part moves a
- * quarter of the way there, by at most VRED_CMA_SHARE_STEP of the vector, within the bounds.
+ * quarter of the way there, by at most VRED_CMA_SHARE_STEP * p parts (that share of the
+ * vector while the parts sum to about p), within the bounds.
  * A rank without elements, or one whose peers had none, steps towards them. Without rates
  * (none taken, or not a number), the part stays. */
 static inline double vred_cma_part_next(double part, int p, size_t n_me, double rate_me,
