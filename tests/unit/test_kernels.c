@@ -169,6 +169,9 @@ static int same(vred_type t, const unsigned char *x, const unsigned char *y, siz
                 int padding, size_t *where)
 {
     size_t size = vred_type_size(t);
+    /* Equal everywhere is equal on any mask: most outputs are, and memcmp takes them at once
+     * (byte by byte through the mask, this comparison was 60% of the test's time). */
+    if (!memcmp(x, y, count * size)) return 1;
     unsigned char mask[64];
     significant(t, mask);
     if (padding) memset(mask, 1, size);
