@@ -33,13 +33,29 @@
 #define VRED_CMA_SHARE_MAX 0.98
 #define VRED_CMA_SHARE_STEP 0.02
 
+/* Elements per 64-byte line where the element size divides 64 (else 1): the unit of the blocks'
+ * inner boundaries, so that the chunks' reads keep their line offsets. */
+static inline size_t vred_cma_line(size_t esize)
+{
+    return esize && 64 % esize == 0 ? 64 / esize : 1;
+}
+
+/* Block q's end, disp[q + 1], from where it would end exactly: down to a line, the last block
+ * to the vector's end, never before the block's start (empty blocks where lines run out). */
+static inline void vred_cma_cut(size_t *disp, int q, int p, size_t end, size_t count, size_t line)
+{
+    end -= end % line;
+    if (q == p - 1 || end > count) end = count;
+    disp[q + 1] = end < disp[q] ? disp[q] : end;
+}
+
 /* Boundaries disp[0..p] (elements) of the ranks' blocks when the root holds `share` of `count`
  * elements and the others split the rest evenly in rank order. Inner boundaries fall on 64-byte
  * multiples where the element size divides 64 (the chunks' reads then keep their line offsets). */
 static inline void vred_cma_split(size_t count, int p, int root, double share, size_t esize,
                                   size_t *disp)
 {
-    size_t line = esize && 64 % esize == 0 ? 64 / esize : 1;
+    size_t line = vred_cma_line(esize);
     /* In integers: every rank must cut the same boundaries, and a product in floating point
      * rounds by the calling thread's rounding mode (fesetround), which ranks need not share.
      * The share in 2^-32ths: scaling by a power of two is exact, the cast truncates in any
@@ -52,10 +68,8 @@ static inline void vred_cma_split(size_t count, int p, int root, double share, s
     for (int q = 0; q < p; q++) {
         done += q != root;
         /* Where block q ends: the root's share if it came, and the others' even parts so far. */
-        size_t end = (q >= root ? mine : 0) + (others ? rest * done / others : 0);
-        end -= end % line;
-        if (q == p - 1 || end > count) end = count;
-        disp[q + 1] = end < disp[q] ? disp[q] : end;
+        vred_cma_cut(disp, q, p, (q >= root ? mine : 0) + (others ? rest * done / others : 0),
+                     count, line);
     }
 }
 
@@ -131,16 +145,13 @@ static inline uint64_t vred_cma_part_units(float part)
 static inline void vred_cma_split_parts(size_t count, int p, const float *part, size_t esize,
                                         size_t *disp)
 {
-    size_t line = esize && 64 % esize == 0 ? 64 / esize : 1;
+    size_t line = vred_cma_line(esize);
     uint64_t total = 0, done = 0;
     for (int q = 0; q < p; q++) total += vred_cma_part_units(part[q]);
     disp[0] = 0;
     for (int q = 0; q < p; q++) {
         done += vred_cma_part_units(part[q]);
-        size_t end = (size_t)(((unsigned __int128)count * done) / total);
-        end -= end % line;
-        if (q == p - 1 || end > count) end = count;
-        disp[q + 1] = end < disp[q] ? disp[q] : end;
+        vred_cma_cut(disp, q, p, (size_t)(((unsigned __int128)count * done) / total), count, line);
     }
 }
 
