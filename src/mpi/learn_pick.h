@@ -13,6 +13,16 @@
  * vred's pick ahead of the MPI by less than it. learn.c measures such a class again, longer
  * (CLOSE_ROUNDS says why). */
 #define VRED_LEARN_CLOSE 0.15
+/* Where the MPI's call takes under VRED_LEARN_TINY_S, the band is VRED_LEARN_CLOSE_TINY instead:
+ * calls of a few microseconds are a handful of handoffs of lines between the cores, and the MPI
+ * alone runs them at one of two speeds for a whole launch, up to 2x apart (below: MPICH 4.0's
+ * bcast of 4 KiB, Intel MPI's allreduce of 4 KiB at 1.36 us in one calibration and 2.66 in the
+ * next). One launch's verdict there says little: Intel MPI's bcast of 4 KiB was calibrated at
+ * 0.90 us in a slow launch against the pipeline's 0.69, vred 23% ahead, not a close call, and
+ * the cell kept the pipeline, which the benchmark then found at 0.80 us against the MPI's
+ * 0.66-0.69 in every launch (0.83-0.87x; Xeon guest, 2026-12-07). */
+#define VRED_LEARN_TINY_S 5e-6
+#define VRED_LEARN_CLOSE_TINY 0.5
 /* Candidates at most, the MPI included (learn.c's NCAND fits in it). */
 #define VRED_LEARN_MAX_CAND 8
 
@@ -25,8 +35,14 @@ static inline int vred_learn_pick(const double *med, int nc)
     return best && med[best] < (1 - VRED_LEARN_MARGIN) * med[0] ? best : 0;
 }
 
+/* The close band for a class whose MPI call took mpi_s seconds (above). */
+static inline double vred_learn_close_band(double mpi_s)
+{
+    return mpi_s > 0 && mpi_s < VRED_LEARN_TINY_S ? VRED_LEARN_CLOSE_TINY : VRED_LEARN_CLOSE;
+}
+
 /* 1 if the verdict could be noise: the MPI wins (vred_learn_pick gives 0) against a candidate
- * that came within VRED_LEARN_CLOSE of it, or vred's pick beats the MPI by less than that. Both
+ * that came within the close band of it, or vred's pick beats the MPI by less than that. Both
  * ways a five-round median has kept the wrong one: the MPI's 1 MiB reduce over cma (above), and
  * Intel MPI's allgather of 4 KiB, where calibration timed vred's pipeline 7% ahead (1.08 us
  * against 1.17) and the benchmark then found the MPI 16% ahead (0.98 against 1.17; Xeon guest,
@@ -34,9 +50,10 @@ static inline int vred_learn_pick(const double *med, int nc)
 static inline int vred_learn_close_call(const double *med, int nc)
 {
     int pick = vred_learn_pick(med, nc);
-    if (pick) return med[pick] > (1 - VRED_LEARN_CLOSE) * med[0];
+    double band = vred_learn_close_band(med[0]);
+    if (pick) return med[pick] > (1 - band) * med[0];
     for (int i = 1; i < nc; i++)
-        if (med[i] < (1 + VRED_LEARN_CLOSE) * med[0]) return 1;
+        if (med[i] < (1 + band) * med[0]) return 1;
     return 0;
 }
 

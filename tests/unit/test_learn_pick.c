@@ -54,6 +54,23 @@ int main(void)
     double edge[] = {100, 85.5};
     CHECK(vred_learn_close_call(edge, 2), "vred 14.5%% ahead: a close call");
 
+    /* Calls of a few microseconds (times in seconds): the band is VRED_LEARN_CLOSE_TINY. Intel
+     * MPI's bcast of 4 KiB calibrated in a slow launch (the MPI 0.90 us, the pipeline 0.69):
+     * picked, and a close call, followed over runs; ahead by more than half, not close; the MPI
+     * ahead with a candidate 40% behind, close; a call of 6 us takes the ordinary band. */
+    double tiny[] = {0.90e-6, 0.69e-6, 1.70e-6};
+    CHECK(vred_learn_pick(tiny, 3) == 1 && vred_learn_close_call(tiny, 3),
+          "tiny calls, vred 23%% ahead: picked, a close call");
+    double tiny_clear[] = {2.0e-6, 0.9e-6};
+    CHECK(vred_learn_pick(tiny_clear, 2) == 1 && !vred_learn_close_call(tiny_clear, 2),
+          "tiny calls, vred 55%% ahead: picked, not a close call");
+    double tiny_behind[] = {0.66e-6, 0.92e-6, 1.7e-6};
+    CHECK(vred_learn_pick(tiny_behind, 3) == 0 && vred_learn_close_call(tiny_behind, 3),
+          "tiny calls, the MPI 40%% ahead: a close call");
+    double small[] = {6e-6, 4.6e-6};
+    CHECK(vred_learn_pick(small, 2) == 1 && !vred_learn_close_call(small, 2),
+          "6 us calls, vred 23%% ahead: the ordinary band, not a close call");
+
     /* Only the MPI to measure. */
     double alone[] = {100};
     CHECK(vred_learn_pick(alone, 1) == 0 && !vred_learn_close_call(alone, 1), "the MPI alone");
