@@ -52,8 +52,9 @@
 enum { ROUNDS = 5, MAX_BATCH = 1000, NCAND = VRED_SELECT_CANDIDATES + 1 };
 _Static_assert(NCAND <= VRED_LEARN_MAX_CAND, "learn_pick.h's history holds every candidate");
 /* A close call (learn_pick.h) is measured again, over CLOSE_ROUNDS rounds: where the MPI wins
- * but one of vred's candidates came within VRED_LEARN_CLOSE of it. Five rounds' medians move by
- * more than that from run to run on a noisy host: Open MPI 4.1's reduce of 1 MiB on the Xeon
+ * but one of vred's candidates came within the close band of it (learn_pick.h: 15%, 50% for
+ * calls under 5 us), or vred's pick ahead by less. Five rounds' medians move by more than that
+ * from run to run on a noisy host: Open MPI 4.1's reduce of 1 MiB on the Xeon
  * guest (2 ranks) kept the MPI at 121 us against cma's 124 in one calibration, where five others
  * timed cma at 89-118 and the MPI at 130-160, and the benchmark cma at 103-105 against the MPI's
  * 126-150 in every run (2026-12-06). A wrong pick of the MPI stays in the cache, run after run;

@@ -231,20 +231,16 @@ static void fmt_elem(char *b, size_t bs, const unsigned char *p, const tinfo *t)
 }
 
 static unsigned char canary(size_t i) { return (unsigned char)(0x5Au + 37u * (unsigned)i); }
-/* canary(i) repeats every 256 bytes: one period, copied. */
+/* canary(i) repeats every 256 bytes: one period, made where it is used and copied. */
 enum { CANARY_PERIOD = 256 };
-static const unsigned char *canary_period(void)
+static void canary_period(unsigned char pat[CANARY_PERIOD])
 {
-    static unsigned char pat[CANARY_PERIOD];
-    static int made;
-    if (!made)
-        for (size_t i = 0; i < CANARY_PERIOD; i++) pat[i] = canary(i);
-    made = 1;
-    return pat;
+    for (size_t i = 0; i < CANARY_PERIOD; i++) pat[i] = canary(i);
 }
 static void canary_fill(unsigned char *p, size_t n)
 {
-    const unsigned char *pat = canary_period();
+    unsigned char pat[CANARY_PERIOD];
+    canary_period(pat);
     for (size_t i = 0; i < n; i += CANARY_PERIOD)
         memcpy(p + i, pat, n - i < CANARY_PERIOD ? n - i : CANARY_PERIOD);
 }
@@ -275,7 +271,8 @@ static void buf_alloc(buf *b, size_t bytes, int off)
  * byte by byte, canaries over megabytes took a third of a test's time. */
 static size_t canary_mismatch(const unsigned char *p, size_t from, size_t to)
 {
-    const unsigned char *pat = canary_period();
+    unsigned char pat[CANARY_PERIOD];
+    canary_period(pat);
     for (size_t i = from; i < to;) {
         size_t n = CANARY_PERIOD - i % CANARY_PERIOD;
         if (n > to - i) n = to - i;

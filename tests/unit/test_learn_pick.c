@@ -1,8 +1,9 @@
 /*
  * The learned selection's verdict (mpi/learn_pick.h): vred's fastest candidate only where it
  * beats the MPI by the margin, and a close call (the MPI ahead, a candidate within
- * VRED_LEARN_CLOSE of it) measured again, and followed over runs (the pick on each candidate's
- * median ratio to the MPI over the runs). med[0] is the MPI's median, then vred's.
+ * VRED_LEARN_CLOSE of it, VRED_LEARN_CLOSE_TINY for calls under VRED_LEARN_TINY_S) measured
+ * again, and followed over runs (the pick on each candidate's median ratio to the MPI over the
+ * runs). med[0] is the MPI's median, then vred's.
  */
 #include <stdio.h>
 #include "check.h"
