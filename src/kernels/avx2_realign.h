@@ -111,8 +111,11 @@ static inline __m256i vred_ra2_join_half(__m256i p, __m256i h, vred_ra2_join j)
             VRED_RA2_FOUR(RA, JOIN, la_, a, k_, pa_, ja_, x0, x1, x2, x3);                      \
             VRED_RA2_FOUR(RB, JOIN, lb_, b, k_, pb_, jb_, y0, y1, y2, y3);                      \
             STORE((o) + 32 * k_, OP(x0, y0));                                                   \
+            VRED_STORES_IN_ORDER();                                                             \
             STORE((o) + 32 * (k_ + 1), OP(x1, y1));                                             \
+            VRED_STORES_IN_ORDER();                                                             \
             STORE((o) + 32 * (k_ + 2), OP(x2, y2));                                             \
+            VRED_STORES_IN_ORDER();                                                             \
             STORE((o) + 32 * (k_ + 3), OP(x3, y3));                                             \
         }                                                                                       \
         for (; k_ < (m); k_++) {                                                                \

@@ -14,6 +14,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Between the stores of a trip: they stay in program order, and no load crosses them. A
+ * compiler may otherwise schedule a trip's stores in any order, and GCC 12 put the AVX2
+ * realigned loop's four 32-byte stores as the third, first, second, fourth: Intel cores from
+ * Golden Cove on commit two stores a cycle only when both go to one cache line, so the loop
+ * then committed one a cycle and ran at half speed wherever the stores bound it (the AVX2 fold
+ * out = in op slice with `in` 16 bytes off, 64-256 KiB: 0.52-0.55x of aligned; the same loop
+ * with its stores in order 0.97-0.99x; Xeon family 6 model 207, `vred-kbench align`,
+ * docs/kernels.md "Stores out of order"). No instruction is emitted.
+ */
+#define VRED_STORES_IN_ORDER() __asm__ volatile("" ::: "memory")
+
 /* One vector: elements [j, j + W_) of a and b into o. */
 #define VRED_SIMD_STEP(V, LOAD, STORE, OP, a, b, o, j)                                          \
     STORE((o) + (j), OP(LOAD((a) + (j)), LOAD((b) + (j))))
@@ -40,8 +52,11 @@
                 V y0_ = LOAD((b) + (i)), y1_ = LOAD((b) + (i) + W_);                            \
                 V y2_ = LOAD((b) + (i) + 2 * W_), y3_ = LOAD((b) + (i) + 3 * W_);               \
                 STORE((o) + (i), OP(x0_, y0_));                                                 \
+                VRED_STORES_IN_ORDER();                                                         \
                 STORE((o) + (i) + W_, OP(x1_, y1_));                                            \
+                VRED_STORES_IN_ORDER();                                                         \
                 STORE((o) + (i) + 2 * W_, OP(x2_, y2_));                                        \
+                VRED_STORES_IN_ORDER();                                                         \
                 STORE((o) + (i) + 3 * W_, OP(x3_, y3_));                                        \
             }                                                                                   \
         for (; (i) + 4 * W_ <= (n); (i) += 4 * W_) {                                            \
