@@ -135,14 +135,18 @@ static inline __m256i vred_ra2_join_half(__m256i p, __m256i h, vred_ra2_join j)
  * 0.96x; Zen 5, family 26 model 2, with the AVX2 kernels, `vred-kbench align`). The size from
  * which the lines pay is the core's, and the join's (VPERM2I128 at 16 bytes, the blend and
  * VPERMD at the other shifts): measured at first use (vred_realign_from, kernel.h;
- * realign_learn.c). Below it, only where the output sits 1-63 bytes above the input in its
- * page: there each split load also waits on the store before it (4 KiB aliasing, simd_body.h),
- * and realigned ran 0.76x where split ran 0.61x (`local` at 0/16, 4 KiB).
+ * realign_learn.c). Where the output sits 1-63 bytes above the input in its page each split
+ * load would also wait on the store before it (4 KiB aliasing), and the split loads take the
+ * loads-first loop (simd_body.h): another trade, with a bound of its own (the _NEAR ones). On
+ * Zen 5 the lines won there (`local` at 0/16, 4 KiB: 0.76x where split ran 0.61x, before the
+ * loads-first loop), on the Xeon guest the split loads (0/4: 0.80-0.84x against 0.42-0.47x).
  */
 static inline int vred_ra2_takes(size_t sh, size_t gap, size_t bytes)
 {
-    vred_realign_isa bound = sh == 16 ? VRED_REALIGN_AVX2_HALF : VRED_REALIGN_AVX2;
-    return sh && sh % 4 == 0 && (vred_simd_near_above(gap) || bytes >= vred_realign_from(bound));
+    int near = vred_simd_near_above(gap);
+    vred_realign_isa bound = sh == 16 ? (near ? VRED_REALIGN_AVX2_HALF_NEAR : VRED_REALIGN_AVX2_HALF)
+                                      : (near ? VRED_REALIGN_AVX2_NEAR : VRED_REALIGN_AVX2);
+    return sh && sh % 4 == 0 && bytes >= vred_realign_from(bound);
 }
 
 /*

@@ -335,10 +335,11 @@ static inline __m512i vred_ra_last_line(const char *p, size_t dwords)
         int pin_ = !in_ && !inout_ && vred_rp_shift(sa);                                        \
         int pinout_ = !in_ && !inout_ && !pin_ && vred_rp_shift(sb);                            \
         if (!in_ && !inout_ && !pin_ && !pinout_) return i;                                     \
-        /* below the bound learned for this core, split loads (kernel.h), unless the output     \
-         * sits 1-63 bytes above that input in its page */                                     \
+        /* below the bound learned for this core, split loads (kernel.h); its own bound where   \
+         * the output sits 1-63 bytes above that input in its page */                          \
         size_t g_ = vred_page_gap(o + i, (in_ || pin_) ? a + i : b + i);                         \
-        if (!vred_simd_near_above(g_) && vectors * 64 < vred_realign_from(VRED_REALIGN_AVX512))  \
+        if (vectors * 64 < vred_realign_from(vred_simd_near_above(g_) ? VRED_REALIGN_AVX512_NEAR \
+                                                                       : VRED_REALIGN_AVX512))  \
             return i;                                                                           \
         STORE(o + i, OP(LD512(a + i), LD512(b + i))); /* the first vector */                    \
         i += W;                                                                                 \

@@ -149,20 +149,27 @@ static inline void vred_kernels_far(int on) { vred_kernels_far_now = on; }
  * alignment in aligned lines rather than by split loads (avx2_realign.h, avx512_realign.h; the
  * AVX2 kernels at whole dwords only, the AVX-512 ones at any shift): measured on this CPU at
  * the first call that asks (realign_learn.c), unless VRED_REALIGN_FROM pins it. Where the
- * output sits 1-63 bytes above that input in its page the lines serve at every size (4 KiB
- * aliasing, simd_body.h). Only a matter of speed: both forms give the same bytes.
+ * output sits 1-63 bytes above that input in its page, each split load would also wait on the
+ * store before it (4 KiB aliasing, simd_body.h), and the trade is another one, with a bound of
+ * its own (the _NEAR ones). Only a matter of speed: both forms give the same bytes.
  */
 /* VRED_REALIGN_PAIR: the AVX-512 pair form's bound (8- and 16-byte elements 4 bytes past a
  * line, avx512_realign.h): from which size its loop takes four vectors a trip, each pair's
  * loads first. VRED_REALIGN_AVX2 is the AVX2 lines' bound at a shift of 4..28 bytes other than
  * 16 (a blend and VPERMD a vector) and the AVX2 pair form's (doubles at 4 mod 8),
  * VRED_REALIGN_AVX2_HALF at 16 (one VPERM2I128), which costs less and so pays from another
- * size (avx2_realign.h). */
+ * size (avx2_realign.h). The _NEAR bounds are the same three where the output sits 1-63 bytes
+ * above the input in its page (vred_simd_near_above): there the split loads take the
+ * loads-first loop (simd_body.h), and which form wins differs by core: on Zen 5 the lines at
+ * every size, on the Xeon guest the AVX2 kernels' split loads (realign_learn.c). */
 typedef enum {
     VRED_REALIGN_AVX2,
     VRED_REALIGN_AVX512,
     VRED_REALIGN_PAIR,
     VRED_REALIGN_AVX2_HALF,
+    VRED_REALIGN_AVX2_NEAR,
+    VRED_REALIGN_AVX2_HALF_NEAR,
+    VRED_REALIGN_AVX512_NEAR,
     VRED_REALIGN_ISAS
 } vred_realign_isa;
 /* vred_realign_force: the form a bound turns on (lines; the pair form's four a trip) at every

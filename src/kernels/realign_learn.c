@@ -28,17 +28,29 @@
  * second existed), where the second ties or wins (0.96-1.06). The first also gates the AVX2
  * pair form (doubles at 4 mod 8, avx2_realign.h).
  *
- * The measurement: an in-place sum at 4-128 KiB, of floats with the input 16 bytes past a
- * line (the misalignment malloc gives; 4 bytes for the AVX2 blend's bound; of doubles with
- * both at 4 past a line for the pair form), each size with the bound's form forced on and
- * forced off in turn, the fastest of ROUNDS each. The bound is the size from which the form
+ * Where the output sits 1-63 bytes above the shifted input in its page (vred_simd_near_above),
+ * a split load would also wait on the store just made (4 KiB aliasing), and the split loads take
+ * the loop that loads a trip first (simd_body.h). The lines once served there at every size, as
+ * Zen 5 measured; on the Xeon guest the AVX2 split loads won there by 1.5-2x in L1 (`local` at
+ * 0/4, 4 KiB: 0.42-0.47x of aligned with the lines, 0.80-0.84x split). So those layouts have
+ * bounds of their own (the _NEAR ones, kernel.h), measured alike with the input that many bytes
+ * below the output in its page.
+ *
+ * The measurement: at 4-128 KiB, two sums of floats with the input 16 bytes past a line (the
+ * misalignment malloc gives; 4 bytes for the AVX2 blend's bound; of doubles with both at 4 past
+ * a line for the pair form): in place (`in` shifted, as MPI_Reduce_local on a user's buffers),
+ * and into a third buffer with the shifted input second (as the collectives fold a user's
+ * buffer with a page-aligned shared slice: `inout` shifted). Each size with the bound's form
+ * forced on and forced off in turn, the fastest of ROUNDS each, the two shapes' times added. The
+ * in-place sum alone had the AVX2 blend's lines from 32 KiB on the Xeon guest, where the fold
+ * ran them at 0.82-0.89x of aligned against 0.97-1.02x split. The bound is the size from which the form
  * turned on loses least over the sizes measured (vred_realign_loss: the time either form
  * takes beyond the faster of the two, summed; ties go to the higher bound, the form without
  * the join): 1 where on from the smallest size loses least, SIZE_MAX where off everywhere
  * does. Not "from the first size where lines win": on Zen 5 the AVX-512 lines won by 14-22% at
  * 4-16 KiB and by 2-7% at 32 KiB, where the working set leaves L1, and such a rule once put
  * the bound at 64 KiB, above a noisy 32 KiB, against the lines everywhere below it. About
- * half a millisecond per bound, once per process; every rank measures for itself, which is
+ * a millisecond per bound, once per process; every rank measures for itself, which is
  * harmless: both forms give the same bytes. VRED_REALIGN_FROM pins every bound.
  */
 #include <fenv.h>
@@ -55,7 +67,7 @@ size_t vred_realign_from_bytes[VRED_REALIGN_ISAS]; /* the bounds in force; 0: no
 enum { MIN_KIB = 4, SIZES = VRED_REALIGN_SIZES, ROUNDS = 9 };
 
 /* Until a thread has measured: the bounds set by hand (the file comment). */
-static const size_t default_from[VRED_REALIGN_ISAS] = {32 << 10, 1, 32 << 10, 32 << 10};
+static const size_t default_from[VRED_REALIGN_ISAS] = {32 << 10, 1, 32 << 10, 32 << 10, 1, 1, 1};
 
 static int learning[VRED_REALIGN_ISAS];            /* 1 once a thread has begun to measure */
 static int how[VRED_REALIGN_ISAS];                 /* how the bound was set (kernel.h) */
@@ -77,8 +89,21 @@ typedef struct {
     size_t in_off, io_off, esize;
 } probe;
 
+/* A _NEAR bound's probe: its base bound's, with the input `gap` bytes below the output in its
+ * page instead (the output on a page, the input at 4096 - gap): shifted as before against its
+ * lines (16 and 4 bytes off AVX2's 32-byte lines as 16 and 28, 16 off AVX-512's as 48). */
+static probe probe_near(probe p, size_t gap)
+{
+    p.in_off = 4096 - gap;
+    p.io_off = 0;
+    return p;
+}
+
 static probe probe_for(vred_realign_isa which)
 {
+    if (which == VRED_REALIGN_AVX2_NEAR) return probe_near(probe_for(VRED_REALIGN_AVX2), 4);
+    if (which == VRED_REALIGN_AVX2_HALF_NEAR) return probe_near(probe_for(VRED_REALIGN_AVX2_HALF), 16);
+    if (which == VRED_REALIGN_AVX512_NEAR) return probe_near(probe_for(VRED_REALIGN_AVX512), 16);
     probe p = {NULL, 16, 0, 4};
 #if defined(VRED_HAVE_AVX2)
     /* the AVX2 joins: by a blend and VPERMD at 4 bytes past a line, by VPERM2I128 at 16 */
@@ -104,12 +129,17 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Seconds for `calls` in-place sums of n elements in the form `force` picks. */
-static double time_sum(sum_fn sum, const void *in, void *io, size_t n, int calls, int force)
+/* Seconds for `calls` sums of n elements in the form `force` picks: in place (io = in + io)
+ * where x is NULL, else the 3-buffer fold io = x + in, the shifted input second. */
+static double time_sum(sum_fn sum, const void *x, const void *in, void *io, size_t n, int calls,
+                       int force)
 {
     vred_realign_force = force;
     double t0 = now_s();
-    for (int c = 0; c < calls; c++) sum(in, io, io, n);
+    for (int c = 0; c < calls; c++) {
+        if (x) sum(x, in, io, n);
+        else sum(in, io, io, n);
+    }
     double t = now_s() - t0;
     vred_realign_force = 0;
     return t;
@@ -120,10 +150,11 @@ static double time_sum(sum_fn sum, const void *in, void *io, size_t n, int calls
 static size_t measure(const probe *pr, vred_realign_isa which, double r[SIZES])
 {
     size_t max = (size_t)MIN_KIB << (10 + SIZES - 1);
-    unsigned char *m = aligned_alloc(4096, 2 * max + 8192);
+    unsigned char *m = aligned_alloc(4096, 3 * max + 8192);
     if (!m) return default_from[which];
-    unsigned char *io = m + pr->io_off, *in = m + max + 4096 + pr->in_off;
-    memset(m, 0, 2 * max + 8192);
+    /* the output, the shifted input, and the fold's other input (zeros, on a page) */
+    unsigned char *io = m + pr->io_off, *in = m + max + 4096 + pr->in_off, *x = m + 2 * max + 8192;
+    memset(m, 0, 3 * max + 8192);
     for (size_t k = 0; k < max / 8; k++) { /* values that round, neither growing nor huge */
         double x = 1.0 / (double)(1 + k % 61);
         if (pr->esize == 8) memcpy(in + 8 * k, &x, 8);
@@ -135,14 +166,15 @@ static size_t measure(const probe *pr, vred_realign_isa which, double r[SIZES])
     for (int s = 0; s < SIZES; s++) {
         size_t bytes = (size_t)MIN_KIB << (10 + s), n = bytes / pr->esize;
         int calls = (int)(((size_t)64 << 10) / bytes) + 1; /* ~64 KiB of work a timing */
-        double best[2] = {1e30, 1e30};
+        double best[2][2] = {{1e30, 1e30}, {1e30, 1e30}}; /* [form][in place, fold] */
         for (int round = 0; round <= ROUNDS; round++)
-            for (int f = 0; f < 2; f++) {
-                int force = f ? VRED_REALIGN_OFF : VRED_REALIGN_ON;
-                double t = time_sum(pr->sum, in, io, n, calls, force);
-                if (round && t < best[f]) best[f] = t; /* round 0 brings the lines in */
-            }
-        r[s] = best[1] / best[0];
+            for (int f = 0; f < 2; f++)
+                for (int shape = 0; shape < 2; shape++) {
+                    int force = f ? VRED_REALIGN_OFF : VRED_REALIGN_ON;
+                    double t = time_sum(pr->sum, shape ? x : NULL, in, io, n, calls, force);
+                    if (round && t < best[f][shape]) best[f][shape] = t; /* round 0: lines in */
+                }
+        r[s] = (best[1][0] + best[1][1]) / (best[0][0] + best[0][1]);
     }
     free(m);
     /* the first size with the form on: 0 (every size) .. SIZES (none), the one losing least */

@@ -262,14 +262,18 @@ static void add_variants(void)
 
 /* Select variant v's kernels; the bounds from which shifted inputs are read in lines are
  * pinned (the measured ones would leave which loop a length takes to the CPU's timing): AVX2
- * (both joins) at every size or at none, AVX-512 at every size (its split loads: the `far`
- * variant), the pair form's four vectors a trip from 32 KiB (the longest lengths below take
+ * (both joins, the output above the input in its page or not) at every size or at none,
+ * AVX-512 at every size (its split loads: the `far` variant), the pair form's four vectors a trip from 32 KiB (the longest lengths below take
  * them, the others the loop with the carried lines swapping roles). Returns the ISA selected. */
 static vred_isa use_variant(int v)
 {
-    vred_realign_set_from(VRED_REALIGN_AVX2, variants[v].lines ? 1 : SIZE_MAX);
-    vred_realign_set_from(VRED_REALIGN_AVX2_HALF, variants[v].lines ? 1 : SIZE_MAX);
+    size_t avx2 = variants[v].lines ? 1 : SIZE_MAX;
+    vred_realign_set_from(VRED_REALIGN_AVX2, avx2);
+    vred_realign_set_from(VRED_REALIGN_AVX2_HALF, avx2);
+    vred_realign_set_from(VRED_REALIGN_AVX2_NEAR, avx2);
+    vred_realign_set_from(VRED_REALIGN_AVX2_HALF_NEAR, avx2);
     vred_realign_set_from(VRED_REALIGN_AVX512, 1);
+    vred_realign_set_from(VRED_REALIGN_AVX512_NEAR, 1);
     vred_realign_set_from(VRED_REALIGN_PAIR, 32 << 10);
     return vred_dispatch_select(variants[v].isa, variants[v].masked);
 }

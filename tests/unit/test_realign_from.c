@@ -101,6 +101,9 @@ int main(void)
     check_isa("avx2 16 bytes off", VRED_ISA_AVX2, VRED_REALIGN_AVX2_HALF, setting);
     check_isa("avx512", VRED_ISA_AVX512, VRED_REALIGN_AVX512, setting);
     check_isa("avx512 pair form", VRED_ISA_AVX512, VRED_REALIGN_PAIR, setting);
+    check_isa("avx2, the output 4 bytes above", VRED_ISA_AVX2, VRED_REALIGN_AVX2_NEAR, setting);
+    check_isa("avx2, the output 16 bytes above", VRED_ISA_AVX2, VRED_REALIGN_AVX2_HALF_NEAR, setting);
+    check_isa("avx512, the output 16 bytes above", VRED_ISA_AVX512, VRED_REALIGN_AVX512_NEAR, setting);
     printf("%s\n", failed ? "FAILED" : "passed");
     return failed != 0;
 }

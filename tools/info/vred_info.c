@@ -378,6 +378,14 @@ static void print_realign_from(void)
          "avx512 kernels read a misaligned input in aligned lines", "split loads / lines"},
         {VRED_ISA_AVX512, VRED_REALIGN_PAIR,
          "avx512 pair form (doubles at 4 mod 8) takes four vectors a trip", "two a trip / four"},
+        {VRED_ISA_AVX2, VRED_REALIGN_AVX2_HALF_NEAR,
+         "avx2 kernels, the output 16 bytes above that input in its page: lines",
+         "split loads / lines"},
+        {VRED_ISA_AVX2, VRED_REALIGN_AVX2_NEAR,
+         "avx2 kernels, the output 4 bytes above that input in its page: lines", "split loads / lines"},
+        {VRED_ISA_AVX512, VRED_REALIGN_AVX512_NEAR,
+         "avx512 kernels, the output 16 bytes above that input in its page: lines",
+         "split loads / lines"},
     };
     for (size_t k = 0; k < sizeof isas / sizeof *isas; k++) {
         if (!vred_isa_supported(isas[k].isa)) continue;
