@@ -130,14 +130,14 @@ static double now_s(void)
 }
 
 /* Seconds for `calls` sums of n elements in the form `force` picks: in place (io = in + io)
- * where x is NULL, else the 3-buffer fold io = x + in, the shifted input second. */
-static double time_sum(sum_fn sum, const void *x, const void *in, void *io, size_t n, int calls,
-                       int force)
+ * where `other` is NULL, else the 3-buffer fold io = other + in, the shifted input second. */
+static double time_sum(sum_fn sum, const void *other, const void *in, void *io, size_t n,
+                       int calls, int force)
 {
     vred_realign_force = force;
     double t0 = now_s();
     for (int c = 0; c < calls; c++) {
-        if (x) sum(x, in, io, n);
+        if (other) sum(other, in, io, n);
         else sum(in, io, io, n);
     }
     double t = now_s() - t0;
@@ -153,7 +153,8 @@ static size_t measure(const probe *pr, vred_realign_isa which, double r[SIZES])
     unsigned char *m = aligned_alloc(4096, 3 * max + 8192);
     if (!m) return default_from[which];
     /* the output, the shifted input, and the fold's other input (zeros, on a page) */
-    unsigned char *io = m + pr->io_off, *in = m + max + 4096 + pr->in_off, *x = m + 2 * max + 8192;
+    unsigned char *io = m + pr->io_off, *in = m + max + 4096 + pr->in_off;
+    unsigned char *other = m + 2 * max + 8192;
     memset(m, 0, 3 * max + 8192);
     for (size_t k = 0; k < max / 8; k++) { /* values that round, neither growing nor huge */
         double x = 1.0 / (double)(1 + k % 61);
@@ -171,7 +172,7 @@ static size_t measure(const probe *pr, vred_realign_isa which, double r[SIZES])
             for (int f = 0; f < 2; f++)
                 for (int shape = 0; shape < 2; shape++) {
                     int force = f ? VRED_REALIGN_OFF : VRED_REALIGN_ON;
-                    double t = time_sum(pr->sum, shape ? x : NULL, in, io, n, calls, force);
+                    double t = time_sum(pr->sum, shape ? other : NULL, in, io, n, calls, force);
                     if (round && t < best[f][shape]) best[f][shape] = t; /* round 0: lines in */
                 }
         r[s] = (best[1][0] + best[1][1]) / (best[0][0] + best[0][1]);
