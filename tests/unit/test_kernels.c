@@ -414,8 +414,11 @@ static void sweep(void)
                  * both inputs at one offset, where the AVX-512 loop reads both in lines (the
                  * pair form; {0, 4, 4} and {4, 0, 12} with one of them on a line), and the
                  * other types' short calls, which have no head, 4 bytes off too (where the
-                 * pair form must not run: its tail counts dwords). */
-                size_t offsets[11][3] = {{0, 0, 0},
+                 * pair form must not run: its tail counts dwords). {16, 16, 16} puts every
+                 * type's three operands at one offset off their lines, which the AVX-512
+                 * kernels serve by their own path (avx512_kernel.h, one_line_offset): its head
+                 * for elements of every size, with the padded pair types' field masks. */
+                size_t offsets[12][3] = {{0, 0, 0},
                                         {(1 % wv) * size, (2 % wv) * size, (3 % wv) * size},
                                         {(wv - 1) * size + 1, 3, size + 5},
                                         {0, 0, 48},
@@ -425,8 +428,9 @@ static void sweep(void)
                                         {4, 4, 4},
                                         {4, 4, 12},
                                         {0, 4, 4},
-                                        {4, 0, 12}};
-                for (int oi = 0; oi < 11; oi++) {
+                                        {4, 0, 12},
+                                        {16, 16, 16}};
+                for (int oi = 0; oi < 12; oi++) {
                     if (n == big && (oi == 1 || oi == 2)) continue;
                     if (oi >= 4 && (n * size < 256 || n == big || !realigning)) continue;
                     const size_t *offs = offsets[oi];
