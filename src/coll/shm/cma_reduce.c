@@ -6,7 +6,8 @@
  * Block q (an allreduce's cut by the ranks' measured speeds, a reduce's with more for its root:
  * cma_split.h; reduce_scatter: rank q's count) is rank q's to reduce, a chunk at a time: the
  * chunk of every peer's send buffer is read into a private block (process_vm_readv, the
- * kernel's copy on this core), folded with this rank's own, and the sum is written to this
+ * kernel's copy on this core; the read feeding the last fold, where it can, straight into the
+ * receive buffer: lands_in_dst), folded with this rank's own, and the sum is written to this
  * rank's receive buffer and, by process_vm_writev, to every peer's (allreduce) or to the root's
  * (reduce); reduce_scatter keeps it. Each rank thus imports (p - 1) s / p bytes and exports as
  * many, in two kernel copies per byte moved, against the movement-avoiding algorithm's copy into
