@@ -111,19 +111,19 @@ static int overlap(const void *p, const void *q, size_t bytes)
 /*
  * Whether peer q's part of the chunk is read straight into `dst`, the chunk's place in this
  * rank's receive buffer, rather than into a private block: where that read feeds the chunk's
- * last operation (q = 0 on ranks above 0; on rank 0 of two, its only read), whose other operand
- * does not lie in dst (in place, this rank's own input does), and where dst sits at the source's
- * offset in a cache line (the kernel's copy runs 15% slower between mutually misaligned
- * addresses, Xeon; the private blocks take the source's offset). The fold then runs in place,
- * on lines this core has just written, and the private block leaves the working set: a
- * reduce_scatter_block of 1 MiB (2 ranks, Xeon, malloc'd buffers) took 55-72 us through the
- * block, 41-50 as the ring through the MPI, whose receive lands in place.
+ * last operation (q = 0 on ranks above 0; on rank 0 of two, its only read) and the operation's
+ * other operand does not lie in dst (in place, this rank's own input does). The fold then runs
+ * in place, on lines this core has just written, and the private block leaves the working set:
+ * a reduce_scatter_block of 1 MiB (2 ranks, Xeon, malloc'd buffers) took 55-72 us through the
+ * block, 41-50 as the ring through the MPI, whose receive lands in place. That holds where dst
+ * sits at another offset in a line than the source, though the kernel's copy between them runs
+ * 15% slower (the private block takes the source's offset): 0.96-1.18x, allreduce at 0/16
+ * 1.10-1.18x (1-16 MiB). Where that copy would crawl (AMD), vred_cma_read bounces it.
  */
-static int lands_in_dst(const cma_call *k, int q, uint64_t from, size_t lo, size_t n,
-                        const char *dst)
+static int lands_in_dst(const cma_call *k, int q, size_t lo, size_t n, const char *dst)
 {
     size_t bytes = n * k->es;
-    if (dst == k->acc || ((from ^ (uintptr_t)dst) & (LINE - 1))) return 0;
+    if (dst == k->acc) return 0;
     if (q == 0) /* the other operand: this rank's own input (2 ranks) or the partial sums */
         return !overlap(dst, k->p == 2 ? vred_at(k->a->sbuf, lo, k->es) : k->acc, bytes);
     return k->p == 2 && k->r == 0 && !overlap(dst, vred_at(k->a->sbuf, lo, k->es), bytes);
@@ -140,7 +140,7 @@ static int fold_chunk(const cma_call *k, size_t lo, size_t n, char *dst)
         const char *x = vred_at(k->a->sbuf, lo, k->es);
         if (q != k->r) {
             uint64_t from = vred_cma_addr(k->s, q) + (uint64_t)(lo * k->es);
-            char *into = lands_in_dst(k, q, from, lo, n, dst) ? dst
+            char *into = lands_in_dst(k, q, lo, n, dst) ? dst
                          : cur                                  ? k->tmp + (from & (LINE - 1))
                                                                 : k->acc;
             int err = vred_cma_read(k->s, q, into, from, n * k->es);
