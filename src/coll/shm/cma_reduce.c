@@ -132,9 +132,10 @@ static int lands_in_dst(const cma_call *k, int q, size_t lo, size_t n, const cha
 }
 
 /* The chunk [lo, lo + n) of this rank's block reduced over every rank into `dst`, in the order
- * above; the peers' parts read into tmp (the first one read into acc), the partial sums in acc.
- * 0 or a read's errno. Only the last operation writes dst: in place, this rank's own input
- * there has been read by then (it is x_r, r >= 0). */
+ * above; the peers' parts read into tmp (the first one read into acc; the one feeding the last
+ * operation into dst where lands_in_dst says so), the partial sums in acc. 0 or a read's errno.
+ * Only the last operation and that read write dst: in place, this rank's own input there has
+ * been read by then (it is x_r, r >= 0), or the read goes elsewhere. */
 static int fold_chunk(const cma_call *k, size_t lo, size_t n, char *dst)
 {
     const char *cur = NULL;
