@@ -10,6 +10,14 @@
 
 #include <stddef.h>
 
+/* 1 if the byte ranges [p, p + pb) and [q, q + qb) share a byte (an empty range shares none):
+ * whether a copy or fold between them may run as if they were apart. */
+static inline int vred_overlaps(const void *p, size_t pb, const void *q, size_t qb)
+{
+    const char *x = p, *y = q;
+    return pb && qb && x < y + qb && y < x + pb;
+}
+
 /* dst = src, n bytes, buffers not overlapping; nt = 0: memcpy. nt = 1 (x86_64): streaming
  * stores for the whole 64-byte lines of the destination, with the widest vectors the active ISA
  * (VRED_ISA cap) allows (AVX-512, AVX2, else SSE2); ordinary stores for the unaligned head and

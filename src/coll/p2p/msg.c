@@ -260,12 +260,6 @@ static int wait_all(MPI_Request *reqs, int n)
     return n ? vred_wait_all(n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
 }
 
-static int overlaps(const void *p, size_t pb, const void *q, size_t qb)
-{
-    const char *x = p, *y = q;
-    return pb && qb && x < y + qb && y < x + pb;
-}
-
 /*
  * Would the MPI's copy of the peer's segment into out be slow? The peer sends its own copy of
  * the block that `local` holds here (every rank lays out its buffers alike, as SPMD programs
@@ -319,7 +313,7 @@ static int receive(const vred_coll_args *a, const cut *c, int src, const void *l
      * posted. Between namespaced hosts (docs/multihost.md) a window of 4 took allreduce at
      * 64 MiB from 1.6x faster than Open MPI's to 1.4x slower. Into scratch slots, a window of
      * them: wider between nodes. */
-    int direct = !local || (!overlaps(local, c->n * c->es, out, c->n * c->es) &&
+    int direct = !local || (!vred_overlaps(local, c->n * c->es, out, c->n * c->es) &&
                             !(a->vc->nodes == 1 && slow_copy_pair(out, local)));
     int maxwin = direct ? VRED_MSG_POSTED_MAX
                  : a->vc->nodes > 1 ? VRED_MSG_WINDOW_NET : VRED_MSG_WINDOW;
@@ -362,7 +356,7 @@ static int exchange(const vred_coll_args *a, const void *sbuf, size_t sn, int ds
     int ns = 0, rc = post_send(a, sbuf, sn, dst, reqs, &ns);
     if (rc != MPI_SUCCESS) return rc;
     if (!n) return wait_all(reqs, ns);
-    int hold = local && sn && overlaps(sbuf, sn * a->esize, out, n * a->esize);
+    int hold = local && sn && vred_overlaps(sbuf, sn * a->esize, out, n * a->esize);
     return receive(a, &rc_, src, local, out, recv_left, hold, reqs, ns);
 }
 

@@ -102,12 +102,6 @@ static size_t chunk_of(const cma_call *k, size_t c, size_t *lo)
     return first >= end ? 0 : end - first < len ? end - first : len;
 }
 
-static int overlap(const void *p, const void *q, size_t bytes)
-{
-    const char *x = p, *y = q;
-    return x < y + bytes && y < x + bytes;
-}
-
 /*
  * Whether peer q's part of the chunk is read straight into `dst`, the chunk's place in this
  * rank's receive buffer, rather than into a private block: where that read feeds the chunk's
@@ -127,8 +121,10 @@ static int lands_in_dst(const cma_call *k, int q, size_t lo, size_t n, const cha
 {
     size_t bytes = n * k->es;
     if (q == 0) /* the other operand: this rank's own input (2 ranks) or the partial sums */
-        return !overlap(dst, k->p == 2 ? vred_at(k->a->sbuf, lo, k->es) : k->acc, bytes);
-    return k->p == 2 && k->r == 0 && !overlap(dst, vred_at(k->a->sbuf, lo, k->es), bytes);
+        return !vred_overlaps(dst, bytes, k->p == 2 ? vred_at(k->a->sbuf, lo, k->es) : k->acc,
+                              bytes);
+    return k->p == 2 && k->r == 0 && !vred_overlaps(dst, bytes, vred_at(k->a->sbuf, lo, k->es),
+                                                    bytes);
 }
 
 /* The chunk [lo, lo + n) of this rank's block reduced over every rank into `dst`, in the order
