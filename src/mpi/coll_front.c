@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include "coll/fail.h"
@@ -96,8 +97,47 @@ int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MP
     return 1;
 }
 
+/*
+ * Whether a derived datatype may be used in communication: committed (MPI-4.1 5.1.9). Using one
+ * that is not is erroneous, and the MPIs answer MPI_ERR_TYPE (Open MPI 4.1 and MPICH 4.0 in
+ * MPI_Bcast and MPI_Allgather); served by vred, an uncommitted contiguous type moved its bytes
+ * and returned MPI_SUCCESS, hiding the program's error until it ran without vred. No MPI function
+ * asks the question; MPI_Pack of no element refuses an uncommitted type in both MPIs, through the
+ * error handler of the communicator it is given: `probe`, a private one that returns errors. A
+ * type found committed stays so until it is freed, so the answer is kept as an attribute of the
+ * type (not copied by MPI_Type_dup, deleted with the type); one found uncommitted is asked again
+ * at its next call (it may have been committed since).
+ */
+static int committed_key = MPI_KEYVAL_INVALID;
+static pthread_once_t committed_once = PTHREAD_ONCE_INIT;
+
+static void make_committed_key(void)
+{
+    PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &committed_key, NULL);
+}
+
+static int committed(MPI_Datatype datatype, MPI_Comm probe)
+{
+    void *mark;
+    int flag = 0, pos = 0;
+    char in = 0, out[1];
+    pthread_once(&committed_once, make_committed_key);
+    if (committed_key != MPI_KEYVAL_INVALID &&
+        PMPI_Type_get_attr(datatype, committed_key, &mark, &flag) == MPI_SUCCESS && flag)
+        return 1;
+    if (PMPI_Pack(&in, 0, datatype, out, (int)sizeof out, &pos, probe) != MPI_SUCCESS) return 0;
+    if (committed_key != MPI_KEYVAL_INVALID)
+        PMPI_Type_set_attr(datatype, committed_key, &committed_key); /* any non-null mark */
+    return 1;
+}
+
+void vred_front_finalize(void)
+{
+    if (committed_key != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&committed_key);
+}
+
 /* vred_front_packed_size of a datatype whose size the caller has from the MPI (> 0). */
-static size_t packed_size(MPI_Datatype datatype, int size)
+static size_t packed_size(MPI_Datatype datatype, int size, MPI_Comm probe)
 {
     int ni, na, nd, combiner;
     MPI_Aint lb, extent, tlb, textent;
@@ -111,8 +151,9 @@ static size_t packed_size(MPI_Datatype datatype, int size)
     if (t && (size_t)size == vred_type_size((vred_type)t->type)) return (size_t)size;
     if (PMPI_Type_get_envelope(datatype, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return 0;
     /* A contiguous type is walked only here, off the named types' path. */
-    if (combiner == MPI_COMBINER_CONTIGUOUS && vred_mpi_contiguous_of(datatype, &named, &per)) {
-        size_t one = vred_front_packed_size(named);
+    if (combiner == MPI_COMBINER_CONTIGUOUS && committed(datatype, probe) &&
+        vred_mpi_contiguous_of(datatype, &named, &per)) {
+        size_t one = vred_front_packed_size(named, probe);
         return one && per <= SIZE_MAX / one ? one * per : 0;
     }
     if (combiner != MPI_COMBINER_NAMED) return 0;
@@ -127,13 +168,13 @@ static size_t packed_size(MPI_Datatype datatype, int size)
  * over such a one (vred_mpi_contiguous_of), else 0: other derived types are the MPI's (their
  * layout is the MPI's to read). The extents rule out the pair types with padding
  * (MPI_DOUBLE_INT: size 12, extent 16). */
-size_t vred_front_packed_size(MPI_Datatype datatype)
+size_t vred_front_packed_size(MPI_Datatype datatype, MPI_Comm probe)
 {
     int size;
     if (datatype == MPI_DATATYPE_NULL || PMPI_Type_size(datatype, &size) != MPI_SUCCESS ||
         size <= 0)
         return 0; /* erroneous (the MPI reports it) or nothing to move */
-    return packed_size(datatype, size);
+    return packed_size(datatype, size, probe);
 }
 
 int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype,
@@ -150,7 +191,7 @@ int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype dataty
     if (!with_comm(a, comm)) return 0;
     a->esize = 1; /* a->e stays NULL: nothing to reduce */
     *type_bytes = (size_t)size;
-    *packed = packed_size(datatype, size) != 0;
+    *packed = packed_size(datatype, size, a->comm) != 0;
     return 1;
 }
 

@@ -48,13 +48,18 @@ int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MP
  * of the same type signature). 1, else 0 (pass through; the same on every rank: it depends
  * only on comm and the MPI's state). *type_bytes: the datatype's size. *packed: 1 if on this
  * rank count elements are count * size contiguous bytes (a named type with size == extent ==
- * true extent, true lb 0); this may differ between ranks, see vred_front_run_agreed. */
+ * true extent, true lb 0, or a committed contiguous type over one: vred_front_packed_size);
+ * this may differ between ranks, see vred_front_run_agreed. */
 int vred_front_begin_bytes(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype,
                            size_t *type_bytes, int *packed);
 
 /* The bytes of one element of datatype if it is a named type whose elements are packed (size ==
- * extent == true extent, true lb 0), or a contiguous derived type over one, else 0. */
-size_t vred_front_packed_size(MPI_Datatype datatype);
+ * extent == true extent, true lb 0), or a committed contiguous derived type over one, else 0.
+ * probe: a communicator of vred's whose errors return (a->comm), which asks a derived type
+ * whether it is committed (an uncommitted one is the MPI's to refuse). */
+size_t vred_front_packed_size(MPI_Datatype datatype, MPI_Comm probe);
+/* At MPI_Finalize: what the front keeps of the MPI's (the committed types' keyval). */
+void vred_front_finalize(void);
 
 /* Select and run. 1 if vred served the call (*rc = its result), 0 if the MPI library must. */
 int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_comm);

@@ -25,7 +25,7 @@ static int serve(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     }
     if (!inplace && ok) {
         /* The send side must be packed too and hold exactly one block. */
-        size_t ssize = sendcount >= 0 ? vred_front_packed_size(sendtype) : 0;
+        size_t ssize = sendcount >= 0 ? vred_front_packed_size(sendtype, a.comm) : 0;
         ok = ssize && (size_t)sendcount * ssize == a.count && (a.count == 0 || sendbuf);
         if (!ok && sendcount >= 0 && !ssize) vred_pass_type(sendtype);
         else if (!ok) vred_pass(VRED_WHY_INVALID_ARG);

@@ -5,6 +5,7 @@
  * MPI ran would keep serving MPI_Reduce_local after MPI_Finalize, where the MPI itself reports an
  * error (the standard makes such a call erroneous).
  */
+#include "mpi/coll_front.h"
 #include "mpi/comm.h"
 #include "mpi/pmpi_define.h"
 #include "mpi/pmpi_hooks.h"
@@ -18,6 +19,7 @@ void vred_mpi_before_finalize(void)
     if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL)) return;
     vred_stats_finalize();
     vred_comm_finalize();
+    vred_front_finalize();
     __atomic_store_n(&vred_mpi_state, VRED_MPI_FINALIZED, __ATOMIC_RELEASE);
 }
 

@@ -10,7 +10,8 @@
  * call (checked: the test fails if vred would hand even the valid call to the MPI, since then
  * nothing of vred's is exercised). Cases: negative count, null buffers with a non-zero count,
  * MPI_DATATYPE_NULL, MPI_OP_NULL, MPI_BAND on MPI_FLOAT, a root out of range, MPI_COMM_NULL,
- * MPI_IN_PLACE where it is not allowed; then user-defined ops and derived datatypes (valid: the
+ * MPI_IN_PLACE where it is not allowed, a contiguous datatype never committed (as the datatype,
+ * as allgather's sendtype); then user-defined ops and derived datatypes (valid: the
  * MPI serves them, results equal; a contiguous type vred may serve, with the MPI's result). Once with MPI_ERRORS_RETURN (the code comes back), once with
  * a counting handler (invoked exactly as often as by the MPI).
  * Cases an MPI crashes on run apart, one job at a time (--isolated, driven by bad_input.sh);

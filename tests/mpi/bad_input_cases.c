@@ -3,7 +3,7 @@
 #include "bad_input.h"
 
 static MPI_Op user_sum, user_noncomm;
-static MPI_Datatype pair, strided;
+static MPI_Datatype pair, strided, loose; /* loose: pair's twin, never committed */
 
 static void set_count(bi_args *a, MPI_Count n, int nprocs)
 {
@@ -106,6 +106,21 @@ static void type_strided(bi_args *a, int coll, int rank, int nprocs)
     set_count(a, a->count / 2 / 64, nprocs);
     a->dt = a->sdt = strided;
 }
+/* The pairs through a contiguous type the program never committed (erroneous: MPI-4.1 5.1.9):
+ * vred served it in bcast and allgather, moving its bytes, where the MPI answers
+ * MPI_ERR_TYPE. */
+static void type_loose(bi_args *a, int coll, int rank, int nprocs)
+{
+    type_pair(a, coll, rank, nprocs);
+    a->dt = a->sdt = loose;
+}
+/* Allgather's sendtype alone uncommitted (ints as pairs, as sendtype_pair). */
+static void sendtype_loose(bi_args *a, int coll, int rank, int nprocs)
+{
+    (void)coll, (void)rank, (void)nprocs;
+    a->scount = a->count / 2;
+    a->sdt = loose;
+}
 /* Allgather sending N ints as N/2 pairs: the same signature, different types. */
 static void sendtype_pair(bi_args *a, int coll, int rank, int nprocs)
 {
@@ -136,6 +151,7 @@ void bi_cases_init(void)
     MPI_Type_commit(&pair);
     MPI_Type_vector(64, 1, 2, MPI_INT, &strided);
     MPI_Type_commit(&strided);
+    MPI_Type_contiguous(2, MPI_INT, &loose);
 }
 
 void bi_cases_free(void)
@@ -144,6 +160,7 @@ void bi_cases_free(void)
     MPI_Op_free(&user_noncomm);
     MPI_Type_free(&pair);
     MPI_Type_free(&strided);
+    MPI_Type_free(&loose);
 }
 
 #define RED BI_REDUCTIONS
@@ -178,5 +195,7 @@ const bi_case bi_cases[] = {
     {"user op, contiguous type", RED, 0, 0, type_pair_user, 0},
     {"vector type", MOVE, 0, 0, type_strided, 0},
     {"sendtype differs", BI_BIT(BI_ALLGATHER), 0, 0, sendtype_pair, 1},
+    {"uncommitted type", BI_ALL, 1, 0, type_loose, 0},
+    {"uncommitted sendtype", BI_BIT(BI_ALLGATHER), 1, 0, sendtype_loose, 0},
 };
 const int bi_ncases = sizeof bi_cases / sizeof bi_cases[0];

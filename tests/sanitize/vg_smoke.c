@@ -4,7 +4,7 @@
  * and one-synchronization (dpml) algorithms and left to vred's choice, in place and not;
  * MPI_Reduce through ma to a non-zero root; MPI_Bcast and MPI_Allgather through the pipelined
  * shared-memory algorithm (pipe) and by single copy (cma: process_vm_readv into the buffers,
- * which memcheck marks as written). Every result is checked against the exact answer (inputs are
+ * which memcheck marks as written); MPI_Bcast of a contiguous datatype, committed and not. Every result is checked against the exact answer (inputs are
  * small integers, so every order of summation gives the same float), and every forced call must
  * have been served by the algorithm forced (vred_mpi_last_alg), so the shared-memory code is what
  * ran under valgrind. Prints "N passed, M failed" on rank 0; exits 1 on any failure.
@@ -109,6 +109,33 @@ static void bcast_allgather(const char *alg, int bytes)
     free(g);
 }
 
+/* A bcast through a contiguous datatype: committed, vred's (the front asks the MPI whether it is
+ * committed and marks it with an attribute of its own); never committed, the MPI's, which
+ * refuses it (MPI_ERR_TYPE, returned: the world's handler is MPI_ERRORS_RETURN for the call). */
+static void bcast_contiguous(int bytes)
+{
+    MPI_Datatype pairs, loose;
+    MPI_Type_contiguous(2, MPI_INT, &pairs);
+    MPI_Type_commit(&pairs);
+    MPI_Type_contiguous(2, MPI_INT, &loose);
+    int n = bytes / 8, *b = malloc((size_t)n * 8);
+    for (int i = 0; i < 2 * n; i++) b[i] = rank == 1 ? i * 5 + 1 : 0;
+    vred_mpi_force("bcast", "pipe");
+    MPI_Bcast(b, n, pairs, 1, MPI_COMM_WORLD);
+    served_by("pipe", "bcast of a contiguous type");
+    int ok = 1;
+    for (int i = 0; i < 2 * n; i++) ok &= b[i] == i * 5 + 1;
+    check(ok, "bcast of a contiguous type", "pipe");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Bcast(b, n, loose, 1, MPI_COMM_WORLD), cls = rc;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    check(cls == MPI_ERR_TYPE, "bcast of an uncommitted type: MPI_ERR_TYPE", "mpi");
+    MPI_Type_free(&pairs);
+    MPI_Type_free(&loose);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -126,6 +153,7 @@ int main(int argc, char **argv)
     bcast_allgather("pipe", 300000);
     bcast_allgather("cma", 100);
     bcast_allgather("cma", 300000);
+    bcast_contiguous(65536);
     long f = failed;
     MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     long p = passed;
