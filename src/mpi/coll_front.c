@@ -102,8 +102,9 @@ int vred_front_begin(vred_coll_args *a, MPI_Comm comm, MPI_Datatype datatype, MP
  * that is not is erroneous, and the MPIs answer MPI_ERR_TYPE (Open MPI 4.1 and MPICH 4.0 in
  * MPI_Bcast and MPI_Allgather); served by vred, an uncommitted contiguous type moved its bytes
  * and returned MPI_SUCCESS, hiding the program's error until it ran without vred. No MPI function
- * asks the question; MPI_Pack of no element refuses an uncommitted type in both MPIs, through the
- * error handler of the communicator it is given: `probe`, a private one that returns errors. A
+ * asks the question; MPI_Pack of no element refuses an uncommitted type (and takes a committed
+ * one) in Open MPI 4.1 and 5.0, MPICH 4.0 and 5.0 and Intel MPI 2021 alike, through the error
+ * handler of the communicator it is given: `probe`, a private one that returns errors. A
  * type found committed stays so until it is freed, so the answer is kept as an attribute of the
  * type (not copied by MPI_Type_dup, deleted with the type); one found uncommitted is asked again
  * at its next call (it may have been committed since).
@@ -164,8 +165,8 @@ static size_t packed_size(MPI_Datatype datatype, int size, MPI_Comm probe)
     return (size_t)size;
 }
 
-/* The bytes of one element of datatype if it is predefined and packed, or a contiguous type
- * over such a one (vred_mpi_contiguous_of), else 0: other derived types are the MPI's (their
+/* The bytes of one element of datatype if it is predefined and packed, or a committed contiguous
+ * type over such a one (vred_mpi_contiguous_of), else 0: other derived types are the MPI's (their
  * layout is the MPI's to read). The extents rule out the pair types with padding
  * (MPI_DOUBLE_INT: size 12, extent 16). */
 size_t vred_front_packed_size(MPI_Datatype datatype, MPI_Comm probe)
