@@ -4,8 +4,9 @@
  * and one-synchronization (dpml) algorithms and left to vred's choice, in place and not;
  * MPI_Reduce through ma to a non-zero root; MPI_Bcast and MPI_Allgather through the pipelined
  * shared-memory algorithm (pipe) and by single copy (cma: process_vm_readv into the buffers,
- * which memcheck marks as written); MPI_Bcast of a contiguous datatype, committed and not. Every result is checked against the exact answer (inputs are
- * small integers, so every order of summation gives the same float), and every forced call must
+ * which memcheck marks as written); MPI_Bcast of a contiguous datatype, committed and not.
+ * Every result is checked against the exact answer (inputs are small integers, so every order
+ * of summation gives the same float), and every forced call must
  * have been served by the algorithm forced (vred_mpi_last_alg), so the shared-memory code is what
  * ran under valgrind. Prints "N passed, M failed" on rank 0; exits 1 on any failure.
  */
