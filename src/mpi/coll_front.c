@@ -11,55 +11,52 @@
 #include "local/copy.h"
 
 /* The algorithm of this thread's last reduction collective (vred_mpi_last_alg). */
-static VRED_TLS vred_alg last_alg = VRED_ALG_MPI;
+VRED_TLS int vred_front_last_alg = VRED_ALG_MPI;
 
-void vred_front_passed(void) { last_alg = VRED_ALG_MPI; }
+int vred_front_alg(void) { return vred_front_last_alg; }
 
-void vred_front_pass_end(void) { vred_shm_mpi_end(); }
+/* vred_front_known_pass (coll_front.h): the calls the selection passed, per thread and
+ * collective, the arguments of the call in progress, and the generation they hold for. */
+uint64_t vred_front_gen = 1;
+VRED_TLS vred_pass_key vred_front_passed_calls[VRED_COLL_COUNT], vred_front_pending;
 
-int vred_front_alg(void) { return (int)last_alg; }
+void vred_front_invalidate(void) { __atomic_add_fetch(&vred_front_gen, 1, __ATOMIC_ACQ_REL); }
 
-/* Calls the selection passed to the MPI, remembered per thread and collective, so that the
- * next call alike (the same communicator, predefined datatype and count: the same bytes) goes
- * straight to the MPI without the datatype, state and selection lookups (about 30 ns, 3-6% of
- * a 4 KiB bcast or allgather). Anything that can change a selection bumps front_gen:
- * vred_mpi_force, a class learned, a node's region made, a communicator's state freed (its
- * handle may come back as another communicator). Only predefined datatypes, whose handles and
- * sizes never change: every rank then passes the call exactly where its own selection would,
- * as the ranks must (one in the MPI and another in vred's algorithm would wait forever). */
-typedef struct {
-    MPI_Comm comm;
-    MPI_Datatype datatype;
-    MPI_Count count;
-    uint64_t gen;
-    int coll;
-} pass_key;
-static uint64_t front_gen = 1;
-static VRED_TLS pass_key passed_calls[VRED_COLL_COUNT], pending;
-
-void vred_front_invalidate(void) { __atomic_add_fetch(&front_gen, 1, __ATOMIC_ACQ_REL); }
-
-int vred_front_known_pass(vred_coll coll, MPI_Comm comm, MPI_Datatype datatype, MPI_Count count)
-{
-    uint64_t gen = __atomic_load_n(&front_gen, __ATOMIC_ACQUIRE);
-    const pass_key *k = &passed_calls[coll];
-    if (k->gen == gen && k->comm == comm && k->datatype == datatype && k->count == count)
-        return 1;
-    pending = (pass_key){comm, datatype, count, gen, (int)coll};
-    return 0;
-}
-
-void vred_front_no_pass_key(void) { pending.gen = 0; }
+void vred_front_no_pass_key(void) { vred_front_pending.gen = 0; }
 
 /* The selection passed this call: remember it for vred_front_known_pass (above). */
 static void remember_pass(vred_coll coll)
 {
-    if (pending.coll == (int)coll && pending.gen &&
+    if (vred_front_pending.coll == (int)coll && vred_front_pending.gen &&
         vred_mpi_find(vred_mpi_type_slots, VRED_MPI_TYPE_BITS,
-                      VRED_MPI_HANDLE_BITS(pending.datatype)))
-        passed_calls[coll] = pending;
-    pending.gen = 0;
+                      VRED_MPI_HANDLE_BITS(vred_front_pending.datatype)))
+        vred_front_passed_calls[coll] = vred_front_pending;
+    vred_front_pending.gen = 0;
 }
+
+/* vred_front_pin: calibration's pinned selection on this thread, and the pass key it saved. */
+static VRED_TLS struct {
+    int on;
+    vred_coll coll;
+    vred_alg alg;
+    vred_pass_key saved;
+} pin;
+
+void vred_front_pin(vred_coll coll, vred_alg alg)
+{
+    pin.saved = vred_front_pending;
+    pin.coll = coll;
+    pin.alg = alg;
+    pin.on = 1;
+}
+
+void vred_front_unpin(void)
+{
+    pin.on = 0;
+    vred_front_pending = pin.saved;
+}
+
+int vred_front_pinned(void) { return pin.on; }
 
 /* What vred_mpi_force set for each collective (VRED_ALG_AUTO: nothing), read only to explain
  * why a call went to the MPI (select_why). */
@@ -70,12 +67,10 @@ static int with_comm(vred_coll_args *a, MPI_Comm comm)
 {
     vred_comm *vc = vred_comm_get(comm);
     if (!vc) return vred_pass_comm(comm);
-    memset(a, 0, sizeof *a);
-    a->vc = vc;
-    a->comm = vc->comm;
-    a->rank = vc->rank;
-    a->size = vc->size;
-    a->scratch = &vc->scratch;
+    /* (assigned whole: gcc zeroes the struct with `rep stosq` for a memset, ~10 ns on the Xeon
+     * guest, 5% of an 8-byte reduce) */
+    *a = (vred_coll_args){.vc = vc, .comm = vc->comm, .rank = vc->rank, .size = vc->size,
+                          .scratch = &vc->scratch};
     return 1;
 }
 
@@ -275,7 +270,7 @@ static VRED_TLS select_memo selected[VRED_COLL_COUNT];
 static const select_memo *memo_of(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
     const select_memo *m = &selected[coll];
-    uint64_t gen = __atomic_load_n(&front_gen, __ATOMIC_ACQUIRE);
+    uint64_t gen = __atomic_load_n(&vred_front_gen, __ATOMIC_ACQUIRE);
     return m->gen == gen && m->vc == vc && m->bytes == bytes && m->shm_state == vc->shm_state &&
                    m->cma_state == vc->cma_state
                ? m
@@ -285,18 +280,22 @@ static const select_memo *memo_of(vred_coll coll, const vred_comm *vc, size_t by
 /* vred_select, having first measured the call's size class if it is still to be learned (every
  * rank calls this on the same call with the same bytes, so all measure together). */
 static vred_coll_fn select_learned(vred_coll coll, const vred_comm *vc, size_t bytes,
-                                   vred_alg *alg)
+                                   vred_alg *alg, MPI_Comm user_comm)
 {
+    if (__builtin_expect(pin.on, 0) && pin.coll == coll) { /* calibration (vred_front_pin) */
+        *alg = pin.alg;
+        return vred_select_fn(coll, pin.alg);
+    }
     const select_memo *m = memo_of(coll, vc, bytes);
     if (m) {
         *alg = m->alg;
         return m->fn;
     }
-    uint64_t gen = __atomic_load_n(&front_gen, __ATOMIC_ACQUIRE); /* before what it covers */
+    uint64_t gen = __atomic_load_n(&vred_front_gen, __ATOMIC_ACQUIRE); /* before what it covers */
     int k = vred_select_to_learn(coll, vc, bytes);
     if (k >= 0) { /* the front owns the state; marked as pass_select marks */
         vred_shm_mpi_begin(mpi_mark_region(vc), coll, bytes);
-        vred_learn((vred_comm *)vc, coll, k);
+        vred_learn((vred_comm *)vc, user_comm, coll, k);
         vred_shm_mpi_end();
         vred_front_invalidate(); /* the cells it wrote: nothing remembered during it stands */
     }
@@ -377,7 +376,7 @@ static vred_coll_fn unskew(vred_coll coll, const vred_coll_args *a, vred_coll_fn
                            vred_alg *alg)
 {
     size_t bytes = a->count * a->esize;
-    if (!a->skewed || *alg != VRED_ALG_CMA || bytes < VRED_FRONT_SKEW_MIN ||
+    if (!a->skewed || *alg != VRED_ALG_CMA || bytes < VRED_FRONT_SKEW_MIN || pin.on ||
         __atomic_load_n(&forced[coll], __ATOMIC_RELAXED) != VRED_ALG_AUTO ||
         vred_config_get()->alg[coll] != VRED_ALG_AUTO ||
         vred_select_learned_skew_cma(coll, a->vc, bytes))
@@ -392,7 +391,7 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
 {
     vred_alg alg;
     size_t bytes = a->count * a->esize;
-    vred_coll_fn fn = select_learned(coll, a->vc, bytes, &alg);
+    vred_coll_fn fn = select_learned(coll, a->vc, bytes, &alg, user_comm);
     /* A shared-memory algorithm needs the node's region, made here the first time (collective:
      * every rank selected alike). Select again the first time (the region and cross-memory
      * attach are known now: cma may have to give way to the pipeline), or without a region
@@ -404,13 +403,13 @@ int vred_front_run(vred_coll coll, vred_coll_args *a, int *rc, MPI_Comm user_com
         fn = vred_select(coll, a->vc, bytes, &alg);
     }
     fn = unskew(coll, a, fn, &alg);
-    last_alg = alg;
+    vred_front_last_alg = alg;
     if (!fn) return pass_select(coll, a->vc, bytes);
     vred_shm_note_call(coll, alg, bytes); /* named if its waits deadlock (shm/sync.c) */
     *rc = MPI_SUCCESS;
     if (a->count == 0) return 1;
     if (a->size == 1) single(coll, a);
-    else if (learned_nt(coll, a->vc, bytes, alg)) {
+    else if (!pin.on && learned_nt(coll, a->vc, bytes, alg)) { /* pinned: the caller's mode */
         vred_copy_set_call_mode(VRED_NT_ON); /* measured faster here (learn.c) */
         *rc = fn(a);
         vred_copy_set_call_mode(-1);
@@ -469,13 +468,13 @@ static int settle(int agreed, const int all[5], int local_ok, vred_alg alg, int 
                   MPI_Comm user_comm)
 {
     if (agreed && all[1] != -all[2]) {
-        last_alg = alg;
+        vred_front_last_alg = alg;
         *rc = MPI_ERR_ROOT; /* on every rank, through the user's handler */
         PMPI_Comm_call_errhandler(user_comm, *rc);
         return 1;
     }
     if (!agreed || !all[0]) {
-        last_alg = VRED_ALG_MPI;
+        vred_front_last_alg = VRED_ALG_MPI;
         /* Not served here: the front noted why. Served here, not on another rank (or the ranks
          * could not agree: every rank sees the same failure). */
         return local_ok ? vred_pass(VRED_WHY_OTHER_RANK) : 0;
@@ -507,10 +506,10 @@ static int small_bcast(vred_shm *s, vred_coll_args *a, int local_ok, vred_alg al
     int r = vred_shm_small_bcast(s, a->rbuf, a->count, a->root, local_ok,
                                  a->unpack ? unpack_to : NULL, (void *)a->unpack);
     if (r == VRED_SMALL_PASS) {
-        last_alg = VRED_ALG_MPI;
+        vred_front_last_alg = VRED_ALG_MPI;
         return local_ok ? vred_pass(VRED_WHY_OTHER_RANK) : 0; /* as settle() */
     }
-    last_alg = alg;
+    vred_front_last_alg = alg;
     *rc = r;
     if (r != MPI_SUCCESS) PMPI_Comm_call_errhandler(user_comm, r);
     return 1;
@@ -549,10 +548,10 @@ static int pipe_bcast(vred_shm *s, vred_coll_args *a, int local_ok, vred_alg alg
     int served = pipe_bcast_run(s, a, alg, local_ok, all) == MPI_SUCCESS;
     if ((ret = settle(1, all, local_ok, alg, rc, user_comm)) >= 0) return ret;
     if (!served) {
-        last_alg = VRED_ALG_MPI;
+        vred_front_last_alg = VRED_ALG_MPI;
         return vred_pass(VRED_WHY_INVALID_ARG);
     }
-    last_alg = alg;
+    vred_front_last_alg = alg;
     *rc = MPI_SUCCESS;
     trim(a->vc);
     return 1;
@@ -562,8 +561,8 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
                           MPI_Comm user_comm)
 {
     vred_alg alg;
-    if (!select_learned(coll, a->vc, a->count * a->esize, &alg)) {
-        last_alg = VRED_ALG_MPI;
+    if (!select_learned(coll, a->vc, a->count * a->esize, &alg, user_comm)) {
+        vred_front_last_alg = VRED_ALG_MPI;
         return pass_select(coll, a->vc, a->count * a->esize);
     }
     int all[5], ret;
@@ -576,7 +575,7 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
     if (small) { /* the agreement and the data in one step */
         int moved = vred_shm_small_allgather(small, a->sbuf, a->rbuf, a->count, local_ok, all);
         if ((ret = settle(1, all, local_ok, alg, rc, user_comm)) >= 0) return ret;
-        last_alg = moved ? alg : VRED_ALG_MPI; /* moved: settle served it, so moved is 1 */
+        vred_front_last_alg = moved ? alg : VRED_ALG_MPI; /* moved: settle served it, so moved is 1 */
         *rc = MPI_SUCCESS;
         return 1;
     }
@@ -587,24 +586,6 @@ int vred_front_run_agreed(vred_coll coll, vred_coll_args *a, int local_ok, int *
         return differ && all[1] == -all[2] ? vred_pass(VRED_WHY_INVALID_ARG) : ret;
     a->skewed = all[3] != -all[4]; /* the bytes agree: only the skews can differ */
     return vred_front_run(coll, a, rc, user_comm);
-}
-
-int vred_front_move(vred_coll coll, vred_coll_args *a, vred_alg alg, vred_coll_fn fn)
-{
-    int all[5];
-    vred_shm *small = small_region(coll, a, alg);
-    if (small && coll == VRED_COLL_BCAST)
-        return vred_shm_small_bcast(small, a->rbuf, a->count, a->root, 1, NULL, NULL) ==
-                       MPI_SUCCESS
-                   ? MPI_SUCCESS
-                   : MPI_ERR_INTERN;
-    if (small)
-        return vred_shm_small_allgather(small, a->sbuf, a->rbuf, a->count, 1, all)
-                   ? MPI_SUCCESS
-                   : MPI_ERR_INTERN;
-    vred_shm *piped = pipe_bcast_region(coll, a, alg);
-    if (piped) return pipe_bcast_run(piped, a, alg, 1, all); /* as an application's call runs */
-    return vred_front_agree(a, 1, 0, all) ? fn(a) : MPI_ERR_INTERN;
 }
 
 /* The extension API (include/vred_mpi.h, where each function is described). */
@@ -623,7 +604,7 @@ int vred_mpi_force(const char *collective, const char *algorithm)
     return -1;
 }
 
-const char *vred_mpi_last_alg(void) { return vred_alg_name(last_alg); }
+const char *vred_mpi_last_alg(void) { return vred_alg_name(vred_front_last_alg); }
 
 int vred_mpi_nt(const char *mode)
 {

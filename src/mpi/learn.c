@@ -115,6 +115,7 @@ int vred_learn_load(vred_comm *vc)
 /* One class's representative call: 2^k bytes of input (allgather: of each rank's block). */
 typedef struct {
     vred_comm *vc;
+    MPI_Comm user;     /* the application's communicator of vc (vred's candidates run on it) */
     vred_coll coll;
     size_t n;          /* floats (reductions) or bytes (bcast, allgather) */
     size_t block;      /* reduce_scatter: floats per rank */
@@ -140,22 +141,23 @@ static int run_mpi(const probe *p)
     }
 }
 
-static int run_vred(const probe *p, vred_alg alg, vred_coll_fn fn)
+/* One of vred's candidates, called as an application calls it (the front's lookups, selection
+ * and, for bcast and allgather, the ranks' agreement are part of what a served call costs: at
+ * 8 bytes they are a fifth of it), with the selection pinned to it (batch). */
+static int run_vred(const probe *p)
 {
-    int moves = p->coll == VRED_COLL_BCAST || p->coll == VRED_COLL_ALLGATHER;
-    vred_coll_args a = {
-        .vc = p->vc, .comm = p->vc->comm, .rank = p->vc->rank, .size = p->vc->size,
-        .scratch = &p->vc->scratch,
-        .e = moves ? NULL : &vred_entries[VRED_OP_SUM][VRED_FLOAT],
-        .esize = moves ? 1 : sizeof(float), .op = VRED_OP_SUM, .type = VRED_FLOAT,
-        .sbuf = p->coll == VRED_COLL_BCAST ? p->r : p->s, .rbuf = p->r,
-        .count = p->coll == VRED_COLL_REDUCE_SCATTER ? p->block * (size_t)p->vc->size : p->n,
-        .counts = p->coll == VRED_COLL_REDUCE_SCATTER ? p->counts : NULL,
-    };
-    /* bcast and allgather: what a served call costs includes the front's agreement (the
-     * ranks' layouts and roots, vred_front_run_agreed): through the node's control lines, by
-     * allreduce across nodes, or carried in the one step of a small call. */
-    return moves ? vred_front_move(p->coll, &a, alg, fn) : fn(&a);
+    MPI_Comm c = p->user;
+    int n = (int)p->n;
+    switch (p->coll) {
+    case VRED_COLL_REDUCE: return vred_own_Reduce(p->s, p->r, n, MPI_FLOAT, MPI_SUM, 0, c);
+    case VRED_COLL_ALLREDUCE: return vred_own_Allreduce(p->s, p->r, n, MPI_FLOAT, MPI_SUM, c);
+    case VRED_COLL_REDUCE_SCATTER:
+        return vred_own_Reduce_scatter_block(p->s, p->r, (int)p->block, MPI_FLOAT, MPI_SUM, c);
+    case VRED_COLL_SCAN: return vred_own_Scan(p->s, p->r, n, MPI_FLOAT, MPI_SUM, c);
+    case VRED_COLL_BCAST: return vred_own_Bcast(p->r, n, MPI_BYTE, 0, c);
+    case VRED_COLL_ALLGATHER: return vred_own_Allgather(p->s, n, MPI_BYTE, p->r, n, MPI_BYTE, c);
+    default: return MPI_ERR_INTERN;
+    }
 }
 
 static double now(void)
@@ -181,16 +183,16 @@ static _Noreturn void call_failed(const probe *p, candidate c, int rc)
  * candidate is then never picked: the MPI_MAX carries it to every rank). */
 static double batch(const probe *p, candidate c, int lead, int reps)
 {
-    vred_coll_fn fn = c.alg == VRED_ALG_MPI ? NULL : vred_select_fn(p->coll, c.alg);
+    int vred = c.alg != VRED_ALG_MPI;
     if (PMPI_Barrier(p->vc->comm) != MPI_SUCCESS) return HUGE_VAL;
     if (c.nt) vred_copy_set_call_mode(VRED_NT_ON);
+    if (vred) vred_front_pin(p->coll, c.alg);
     int rc = MPI_SUCCESS;
-    for (int i = 0; i < lead && rc == MPI_SUCCESS; i++)
-        rc = fn ? run_vred(p, c.alg, fn) : run_mpi(p);
+    for (int i = 0; i < lead && rc == MPI_SUCCESS; i++) rc = vred ? run_vred(p) : run_mpi(p);
     double t0 = now();
-    for (int i = 0; i < reps && rc == MPI_SUCCESS; i++)
-        rc = fn ? run_vred(p, c.alg, fn) : run_mpi(p);
+    for (int i = 0; i < reps && rc == MPI_SUCCESS; i++) rc = vred ? run_vred(p) : run_mpi(p);
     double t = now() - t0;
+    if (vred) vred_front_unpin();
     vred_copy_set_call_mode(-1);
     if (rc != MPI_SUCCESS) call_failed(p, c, rc);
     return t / reps;
@@ -233,12 +235,13 @@ static void free_probe(probe *p)
 }
 
 /* Buffers for p, on every rank or on none (1 = made). */
-static int make_probe(probe *p, vred_comm *vc, vred_coll coll, int k)
+static int make_probe(probe *p, vred_comm *vc, MPI_Comm user, vred_coll coll, int k)
 {
     size_t bytes = (size_t)1 << k, ranks = (size_t)vc->size;
     int moves = coll == VRED_COLL_BCAST || coll == VRED_COLL_ALLGATHER;
     memset(p, 0, sizeof *p);
     p->vc = vc;
+    p->user = user;
     p->coll = coll;
     p->n = moves ? bytes : bytes / sizeof(float);
     p->block = p->n / ranks ? p->n / ranks : 1;
@@ -489,7 +492,7 @@ static int measured_meanwhile(vred_comm *vc, vred_coll coll, int k)
     return 1;
 }
 
-void vred_learn(vred_comm *vc, vred_coll coll, int k)
+void vred_learn(vred_comm *vc, MPI_Comm user, vred_coll coll, int k)
 {
     candidate cand[NCAND];
     double med[NCAND];
@@ -503,7 +506,11 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
     if (spell_before != 1) vc->learned.alg[coll][k] = VRED_ALG_COUNT, vc->learned.nt[coll][k] = 0;
     vc->learned.skew_cma[coll][k] = 0;
     probe p;
-    if (!make_probe(&p, vc, coll, k)) return;
+    if (!make_probe(&p, vc, user, coll, k)) return;
+    /* The front of the application's call has put its recvcounts in vc->counts (an
+     * MPI_Reduce_scatter's); the calibrating calls' fronts write theirs into the probe's. */
+    size_t *app_counts = vc->counts;
+    vc->counts = p.counts;
     size_t bytes = coll == VRED_COLL_REDUCE_SCATTER ? p.block * (size_t)vc->size * sizeof(float)
                    : coll == VRED_COLL_BCAST || coll == VRED_COLL_ALLGATHER ? p.n
                                                                             : p.n * sizeof(float);
@@ -567,5 +574,6 @@ void vred_learn(vred_comm *vc, vred_coll coll, int k)
                         f.path[0] ? f.path : "(no HOME or XDG_CACHE_HOME)");
         }
     }
+    vc->counts = app_counts;
     free_probe(&p);
 }

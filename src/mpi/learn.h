@@ -14,8 +14,9 @@
 int vred_learn_load(vred_comm *vc);
 
 /* Measure (coll, class k) on vc, collective over vc->comm (every rank calls it on the same
- * call), and store the pick in vc->learned; rank 0 adds it to the cache file. */
-void vred_learn(vred_comm *vc, vred_coll coll, int k);
+ * call), and store the pick in vc->learned; rank 0 adds it to the cache file. user: the
+ * application's communicator whose state vc is (vred's candidates are timed through it). */
+void vred_learn(vred_comm *vc, MPI_Comm user, vred_coll coll, int k);
 
 /* learn_cache.c: rank 0's side. The cache file for vc's shape ("" if there is no cache
  * directory) and its key line; read the cells it holds into l; replace one cell's line; read

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/stats.h"
+#include "mpi/coll_front.h"
 #include "next/next.h"
 #include "mpi/types.h"
 #include "mpi/comm.h"
@@ -64,6 +65,7 @@ static void add(vred_stats_coll coll, int slot, uint64_t bytes, uint64_t t0)
 {
     uint64_t ns = vred_stats_now() - t0;
     if ((unsigned)coll >= VRED_SC_COUNT || slot < 0 || slot >= NSLOT) return;
+    if (vred_front_pinned()) return; /* calibration's, not the application's */
     cell *c = &table[coll][size_class(bytes)][slot];
     __atomic_fetch_add(&c->calls, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&c->bytes, bytes, __ATOMIC_RELAXED);

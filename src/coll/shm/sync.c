@@ -98,8 +98,9 @@ void vred_shm_note_call(int coll, int alg, uint64_t bytes)
     call_coll = coll, call_alg = alg, call_bytes = bytes;
 }
 
-/* This thread's mark that the MPI serves its call (vred_shm_mpi_begin), NULL if none. */
-static VRED_TLS vred_shm_ctl *mpi_mark;
+/* This thread's mark that the MPI serves its call (vred_shm_mpi_begin): its control line, NULL
+ * if none. */
+VRED_TLS void *vred_shm_mpi_mark;
 
 void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes)
 {
@@ -110,14 +111,14 @@ void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes)
     __atomic_store_n(&me->call_alg, -1, __ATOMIC_RELAXED);
     __atomic_store_n(&me->call_bytes, bytes, __ATOMIC_RELAXED);
     __atomic_store_n(&me->mpi_serial, ++calls, __ATOMIC_RELEASE);
-    mpi_mark = me;
+    vred_shm_mpi_mark = me;
 }
 
-void vred_shm_mpi_end(void)
+void vred_shm_mpi_unmark(void)
 {
-    if (!mpi_mark) return;
-    __atomic_store_n(&mpi_mark->mpi_serial, 0, __ATOMIC_RELEASE);
-    mpi_mark = NULL;
+    vred_shm_ctl *me = vred_shm_mpi_mark;
+    __atomic_store_n(&me->mpi_serial, 0, __ATOMIC_RELEASE);
+    vred_shm_mpi_mark = NULL;
 }
 
 /*

@@ -20,6 +20,7 @@
 #ifndef VRED_SHM_SYNC_H
 #define VRED_SHM_SYNC_H
 
+#include "config.h"
 #include "coll/shm/region.h"
 
 /* Publish one step: everything this rank wrote before is visible to a peer that observes it. */
@@ -48,7 +49,13 @@ void vred_shm_note_call(int coll, int alg, uint64_t bytes);
  * control line until vred_shm_mpi_end, so that peers left waiting in the region for a step of
  * this rank can tell a deadlock (sync.c). s may be NULL (nothing marked). */
 void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes);
-void vred_shm_mpi_end(void);
+/* (the mark, NULL if none: a pass the front already knew leaves none, and pays one load) */
+extern VRED_TLS void *vred_shm_mpi_mark;
+void vred_shm_mpi_unmark(void);
+static inline void vred_shm_mpi_end(void)
+{
+    if (vred_shm_mpi_mark) vred_shm_mpi_unmark();
+}
 
 /* Wait until the word at `flag`, which `peer` stores into, reaches `value` (acquire), polling
  * as vred_shm_wait does (progress, the dead-peer check, yielding when oversubscribed). For
