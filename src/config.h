@@ -49,10 +49,12 @@ typedef enum { VRED_STATS_OFF, VRED_STATS_ON, VRED_STATS_GATHER, VRED_STATS_SUM 
  * only read from there (cells not found there follow the model); measured again, replacing
  * what is kept; or never (the cost model and its thresholds alone). */
 typedef enum { VRED_LEARN_ON, VRED_LEARN_READ, VRED_LEARN_REDO, VRED_LEARN_OFF } vred_learn_mode;
-/* Its size classes: class k holds [2^k, 2^(k+1)) bytes, from VRED_LEARN_MIN_CLASS; calibration
- * allocates at most VRED_LEARN_MAX_BYTES of input (allgather: of its whole result), and larger
- * calls share the top class (coll/select.c; vred-info labels it so). */
-enum { VRED_LEARN_MIN_CLASS = 10, VRED_LEARN_MAX_BYTES = 64 << 20 };
+/* Its size classes: class k holds [2^k, 2^(k+1)) bytes, from VRED_LEARN_MIN_CLASS (bcast and
+ * allgather, which move bytes) or VRED_LEARN_MIN_CLASS_SUM (the reductions, whose calibration
+ * sums floats: from one of them); calibration allocates at most VRED_LEARN_MAX_BYTES of input
+ * (allgather: of its whole result), and larger calls share the top class (coll/select.c;
+ * vred-info labels it so). */
+enum { VRED_LEARN_MIN_CLASS = 0, VRED_LEARN_MIN_CLASS_SUM = 2, VRED_LEARN_MAX_BYTES = 64 << 20 };
 
 /* VRED_CMA_BALANCE: a cma allreduce's blocks follow the ranks' measured rates; are even; or
  * (testing) sit at the bounds, rank by rank in turn. */

@@ -154,16 +154,18 @@ static const rule *p2p_choice(vred_coll coll, const vred_comm *vc, size_t bytes)
 }
 
 /* The size class of a call of coll with `bytes` on vc in the learned table, or -1 where nothing
- * is learned (below 2^VRED_LEARN_MIN_CLASS bytes, one rank). Sizes past what calibration
+ * is learned (below a float for the reductions, one rank: config.h). Sizes past what calibration
  * allocates (VRED_LEARN_MAX_BYTES of input, or of allgather's whole result) share the largest
  * class that fits. */
 static int learn_class(vred_coll coll, const vred_comm *vc, size_t bytes)
 {
-    if (vc->size < 2 || bytes < ((size_t)1 << VRED_LEARN_MIN_CLASS)) return -1;
+    int moves = coll == VRED_COLL_BCAST || coll == VRED_COLL_ALLGATHER;
+    int least = moves ? VRED_LEARN_MIN_CLASS : VRED_LEARN_MIN_CLASS_SUM;
+    if (vc->size < 2 || bytes < ((size_t)1 << least)) return -1;
     /* allgather's calibration holds every rank's block */
     size_t cap = VRED_LEARN_MAX_BYTES / (coll == VRED_COLL_ALLGATHER ? (size_t)vc->size : 1);
     int k = 63 - __builtin_clzll((unsigned long long)bytes), top = 63 - __builtin_clzll(cap | 1);
-    if (top < VRED_LEARN_MIN_CLASS) return -1;
+    if (top < least) return -1;
     if (k > top) k = top;
     return k < VRED_LEARN_CLASSES ? k : VRED_LEARN_CLASSES - 1;
 }

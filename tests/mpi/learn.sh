@@ -19,6 +19,7 @@
 #   9. a close call is followed over runs: measured again while close=N < 5 (once per run,
 #      whichever communicator), picked on the median of each candidate's ratio to the MPI over
 #      the runs, then kept; a run in a slow spell adds nothing;
+#   10. VRED_STATS counts the program's calls, not calibration's;
 #   8. off writes nothing; a cache that cannot be written costs one warning, not the run.
 # Every run also checks each result against the MPI's own (learn.c).
 #
@@ -31,7 +32,8 @@ while [ "$1" != -- ]; do mpiexec+=("$1"); shift; done
 shift
 exe=$1
 calls=(allreduce:4096 allreduce:1048576 reduce:65536 reduce_scatter:245760 bcast:1048576
-       allgather:65536 allgather:4194304 allgather:4194304:skew)
+       allgather:65536 allgather:4194304 allgather:4194304:skew
+       allreduce:64 reduce_scatter:96 bcast:256 allgather:8)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME=$work/cache
@@ -302,6 +304,21 @@ else
     case $(cell) in *bogus*|*" close=3 "*) bad "a history of other candidates was carried on: $(cell)" ;; esac
 fi
 calls=("${all_calls[@]}")
+
+# 10. the calibrating calls (made through vred's own entries) are not the application's:
+#     VRED_STATS counts each collective's calls as the program made them on every rank, two per
+#     argument (the MPI's and the automatic one) and learn.c's last allreduce, every class
+#     measured afresh (redo)
+VRED_STATS=sum VRED_LEARN=redo run stats
+for coll in allreduce reduce reduce_scatter bcast; do
+    last=0
+    [ $coll = allreduce ] && last=1
+    want=$((($(printf '%s\n' "${calls[@]}" | grep -c "^$coll:") * 2 + last) * np))
+    got=$(cat "$work/stats.out" "$work/stats.err" |
+          sed -n "s/^vred-stats rank=all coll=$coll .* calls=\([0-9]*\) .*/\1/p" |
+          awk '{ n += $1 } END { print n + 0 }')
+    [ "$got" = "$want" ] || bad "VRED_STATS with classes measured: $got $coll calls counted, the program made $want"
+done
 
 # 8. off, and a cache that cannot be written
 rm -rf "$dir"
