@@ -13,9 +13,6 @@ static int serve(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     int rpacked, inplace = sendbuf == MPI_IN_PLACE;
     if (recvcount < 0) return vred_pass(VRED_WHY_INVALID_ARG);
     if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
-    /* The selection goes by the block's bytes, the receive side's */
-    if (!vred_stats_on && vred_front_known_pass(VRED_COLL_ALLGATHER, comm, recvtype, recvcount))
-        return 0;
     if (!vred_front_begin_bytes(&a, comm, recvtype, &rbytes, &rpacked)) return 0;
     a.count = (size_t)recvcount * rbytes; /* bytes of one block: the same on every rank */
     int ok = rpacked && (a.count == 0 || recvbuf);
@@ -43,6 +40,8 @@ static int serve(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     {                                                                                               \
         VRED_FRONT_BODY(                                                                            \
             VRED_SC_ALLGATHER,                                                                      \
+            /* the selection goes by the block's bytes, the receive side's */                       \
+            vred_front_known_pass(VRED_COLL_ALLGATHER, comm, recvtype, recvcount),                  \
             serve(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &rc),           \
             vred_next()->NAME(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),    \
             vred_stats_bytes(recvcount, recvtype))                                                  \

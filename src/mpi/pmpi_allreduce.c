@@ -5,9 +5,6 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
                  MPI_Op op, MPI_Comm comm, int *rc)
 {
     vred_coll_args a;
-    /* The selection goes by the bytes alone (not the op): a call it passed before passes. */
-    if (!vred_stats_on && vred_front_known_pass(VRED_COLL_ALLREDUCE, comm, datatype, count))
-        return 0;
     /* The state first, as in every front (pmpi_scan.c says why), the arguments after. */
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     if (count < 0) return vred_pass(VRED_WHY_INVALID_ARG);
@@ -25,7 +22,9 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,    \
                             MPI_Op op, MPI_Comm comm)                                               \
     {                                                                                               \
+        /* The selection goes by the bytes alone (not the op): a call it passed before passes. */ \
         VRED_FRONT_BODY(VRED_SC_ALLREDUCE,                                                          \
+                        vred_front_known_pass(VRED_COLL_ALLREDUCE, comm, datatype, count),          \
                         serve(sendbuf, recvbuf, count, datatype, op, comm, &rc),                    \
                         vred_next()->NAME(sendbuf, recvbuf, count, datatype, op, comm),             \
                         vred_stats_bytes(count, datatype))                                          \

@@ -9,7 +9,6 @@ static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     int packed;
     if (count < 0) return vred_pass(VRED_WHY_INVALID_ARG);
     if (buffer == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
-    if (!vred_stats_on && vred_front_known_pass(VRED_COLL_BCAST, comm, datatype, count)) return 0;
     if (!vred_front_begin_bytes(&a, comm, datatype, &tbytes, &packed)) return 0;
     /* An invalid root is the MPI's to report, but it goes into the agreement (as -1) like any
      * root: when only some ranks name one, every rank then gets MPI_ERR_ROOT, where passing
@@ -36,7 +35,8 @@ static int serve(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
     VRED_API int MPI_##NAME(void *buffer, CT count, MPI_Datatype datatype, int root,                \
                             MPI_Comm comm)                                                          \
     {                                                                                               \
-        VRED_FRONT_BODY(VRED_SC_BCAST, serve(buffer, count, datatype, root, comm, &rc),             \
+        VRED_FRONT_BODY(VRED_SC_BCAST, vred_front_known_pass(VRED_COLL_BCAST, comm, datatype, count), \
+                        serve(buffer, count, datatype, root, comm, &rc),                            \
                         vred_next()->NAME(buffer, count, datatype, root, comm),                     \
                         vred_stats_bytes(count, datatype))                                          \
     }                                                                                               \

@@ -6,8 +6,6 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
 {
     vred_coll_args a;
     if (count < 0) return vred_pass(VRED_WHY_INVALID_ARG);
-    /* The selection goes by the bytes alone (not the op nor the root). */
-    if (!vred_stats_on && vred_front_known_pass(VRED_COLL_REDUCE, comm, datatype, count)) return 0;
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     if (root < 0 || root >= a.size) return vred_pass(VRED_WHY_INVALID_ARG);
     int at_root = a.rank == root;
@@ -28,7 +26,9 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT count, MPI_Datatype datatype,    \
                             MPI_Op op, int root, MPI_Comm comm)                                     \
     {                                                                                               \
+        /* The selection goes by the bytes alone (not the op nor the root). */                      \
         VRED_FRONT_BODY(VRED_SC_REDUCE,                                                             \
+                        vred_front_known_pass(VRED_COLL_REDUCE, comm, datatype, count),             \
                         serve(sendbuf, recvbuf, count, datatype, op, root, comm, &rc),              \
                         vred_next()->NAME(sendbuf, recvbuf, count, datatype, op, root, comm),       \
                         vred_stats_bytes(count, datatype))                                          \

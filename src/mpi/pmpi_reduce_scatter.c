@@ -13,11 +13,7 @@ static int serve(const void *sendbuf, void *recvbuf, const void *counts, int wid
     vred_coll_args a;
     /* The state first, as in every front (pmpi_scan.c says why), the arguments after. */
     if (!counts && block < 0) return vred_pass(VRED_WHY_INVALID_ARG);
-    /* The block form: the selection goes by the bytes alone, recvcount times the communicator's
-     * size, so a call it passed before passes. The counts of the other form are not a key. */
-    if (!counts && !vred_stats_on &&
-        vred_front_known_pass(VRED_COLL_REDUCE_SCATTER, comm, datatype, block))
-        return 0;
+    /* The counts of the other form are no key (the block form's: VRED_FRONT_BODY's). */
     if (counts) vred_front_no_pass_key();
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
     if (recvbuf == MPI_IN_PLACE) return vred_pass(VRED_WHY_IN_PLACE);
@@ -69,7 +65,9 @@ static uint64_t input_bytes(const void *counts, int wide, MPI_Count block, MPI_D
     VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT recvcount,                       \
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                        \
     {                                                                                               \
+        /* The selection goes by the bytes alone, recvcount times the communicator's size. */     \
         VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER,                                                     \
+                        vred_front_known_pass(VRED_COLL_REDUCE_SCATTER, comm, datatype, recvcount), \
                         serve(sendbuf, recvbuf, NULL, 0, recvcount, datatype, op, comm, &rc),       \
                         vred_next()->NAME(sendbuf, recvbuf, recvcount, datatype, op, comm),         \
                         input_bytes(NULL, 0, recvcount, datatype, comm))                            \
@@ -84,7 +82,7 @@ static uint64_t input_bytes(const void *counts, int wide, MPI_Count block, MPI_D
     VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, const CT recvcounts[],              \
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                        \
     {                                                                                               \
-        VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER,                                                     \
+        VRED_FRONT_BODY(VRED_SC_REDUCE_SCATTER, 0,                                                  \
                         serve_v(sendbuf, recvbuf, recvcounts, WIDE, datatype, op, comm, &rc),       \
                         vred_next()->NAME(sendbuf, recvbuf, recvcounts, datatype, op, comm),        \
                         input_bytes(recvcounts, WIDE, 0, datatype, comm))                           \

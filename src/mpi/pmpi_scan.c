@@ -5,11 +5,6 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
                  MPI_Op op, MPI_Comm comm, int exclusive, int *rc)
 {
     vred_coll_args a;
-    /* The selection goes by the bytes alone (not the op, nor inclusive or exclusive): a call it
-     * passed before passes, the communicator's state having been made by then. */
-    if (!vred_stats_on && count >= 0 &&
-        vred_front_known_pass(VRED_COLL_SCAN, comm, datatype, count))
-        return 0;
     /* The communicator's state first (its setup is collective on first use), the arguments
      * after: a check that one rank failed before the setup left the others waiting in it. */
     if (!vred_front_begin(&a, comm, datatype, op)) return 0;
@@ -30,7 +25,9 @@ static int serve(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Dataty
     VRED_API int MPI_##NAME(const void *sendbuf, void *recvbuf, CT count,                       \
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                    \
     {                                                                                           \
-        VRED_FRONT_BODY(SC, serve(sendbuf, recvbuf, count, datatype, op, comm, EXCL, &rc),      \
+        /* The selection goes by the bytes alone (not the op, nor inclusive or exclusive). */  \
+        VRED_FRONT_BODY(SC, count >= 0 && vred_front_known_pass(VRED_COLL_SCAN, comm, datatype, count), \
+                        serve(sendbuf, recvbuf, count, datatype, op, comm, EXCL, &rc),          \
                         vred_next()->NAME(sendbuf, recvbuf, count, datatype, op, comm),         \
                         vred_stats_bytes(count, datatype))                                      \
     }                                                                                           \
