@@ -100,7 +100,7 @@ void vred_shm_note_call(int coll, int alg, uint64_t bytes)
 
 /* This thread's mark that the MPI serves its call (vred_shm_mpi_begin): its control line, NULL
  * if none. */
-VRED_TLS void *vred_shm_mpi_mark;
+VRED_TLS vred_shm_ctl *vred_shm_mpi_mark;
 
 void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes)
 {
@@ -116,8 +116,7 @@ void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes)
 
 void vred_shm_mpi_unmark(void)
 {
-    vred_shm_ctl *me = vred_shm_mpi_mark;
-    __atomic_store_n(&me->mpi_serial, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&vred_shm_mpi_mark->mpi_serial, 0, __ATOMIC_RELEASE);
     vred_shm_mpi_mark = NULL;
 }
 

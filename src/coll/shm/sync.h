@@ -50,7 +50,7 @@ void vred_shm_note_call(int coll, int alg, uint64_t bytes);
  * this rank can tell a deadlock (sync.c). s may be NULL (nothing marked). */
 void vred_shm_mpi_begin(vred_shm *s, int coll, uint64_t bytes);
 /* (the mark, NULL if none: a pass the front already knew leaves none, and pays one load) */
-extern VRED_TLS void *vred_shm_mpi_mark;
+extern VRED_TLS vred_shm_ctl *vred_shm_mpi_mark;
 void vred_shm_mpi_unmark(void);
 static inline void vred_shm_mpi_end(void)
 {
